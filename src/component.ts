@@ -1,0 +1,96 @@
+/**
+ * The Component contract (types only). A component is a small pure function plus its config: it
+ * looks at one tool output (scope 'output') or at all tool outputs of a transcript (scope
+ * 'transcript') and returns outcomes. It never writes to the store, never counts the final marker,
+ * and never decides whether a rewrite is kept: the pipeline owns every gate (DESIGN §1).
+ */
+import type { Tokens } from './tokens.js';
+
+/** What a rewrite dropped: nothing, one clean contiguous tail, or anything else. */
+export type Loss = 'none' | 'tail' | 'whole';
+
+export type Outcome =
+  | { kind: 'skip'; gate: string }
+  | {
+      kind: 'rewrite';
+      /** The new text. A lossy rewrite may contain MARKER_SLOT once, where marker + hint belong. */
+      text: string;
+      loss: Loss;
+      /** Short human note for --verbose / --explain, e.g. "kept 41 of 200000 lines". */
+      note?: string;
+      /** Extra arguments for the expand hint, e.g. "--lines 120-" for a tail cut. */
+      expandArgs?: string;
+    };
+
+/**
+ * Placeholder a lossy component puts where the pipeline must write `<<cg:KEY>>` + hint. NUL never
+ * occurs in a rewritable output (binary content is gated out), so it cannot collide with real text.
+ * Without it, the pipeline appends the marker on a line of its own.
+ */
+export const MARKER_SLOT = '\u0000cg:marker\u0000';
+
+/** One tool output as every component sees it, whatever the input format. */
+export interface ToolOutput {
+  /** Stable id within the transcript (tool_call_id / tool_use_id, "#n" suffixed for extra blocks). */
+  id: string;
+  text: string;
+  /** False for content that must stay verbatim (non-text, invalid UTF-8, cg expand output). */
+  rewritable: boolean;
+  isError: boolean;
+  toolName?: string;
+  /** The shell command that produced it, when known (a --command flag or the matching tool call). */
+  command?: string;
+  /** A file path the producing call read (e.g. Claude Code's Read input.file_path). */
+  path?: string;
+  /** Index of the message that holds this output. */
+  messageIndex: number;
+}
+
+/** A message reduced to what transcript-scope components need (role and plain text). */
+export interface MessageView {
+  role: string;
+  text: string;
+}
+
+export interface RunContext {
+  tokens: Tokens;
+  /** The user's --query, or one built from the transcript. */
+  query?: string;
+  /** Source language hint (--lang). */
+  lang?: string;
+  format: InputFormat;
+  messages: readonly MessageView[];
+}
+
+export type InputFormat = 'text' | 'openai' | 'anthropic' | 'responses';
+
+export interface ComponentBase<C> {
+  /** = file name = config key = stats label */
+  name: string;
+  /** The pipeline rejects loss ≠ 'none' from a lossless component. */
+  lossy: boolean;
+  /** One-line description for --help and the manual. */
+  summary: string;
+  defaults: C;
+  /** Strict: unknown keys and bad values throw ConfigError with a path relative to the component. */
+  parseConfig(raw: unknown): C;
+}
+
+export interface OutputComponent<C = unknown> extends ComponentBase<C> {
+  scope: 'output';
+  /** Cheap, sync, no heavy imports: may this component act on this output at all? */
+  applies?(o: ToolOutput, cfg: C): boolean;
+  run(o: ToolOutput, cfg: C, ctx: RunContext): Outcome | Promise<Outcome>;
+}
+
+export interface TranscriptComponent<C = unknown> extends ComponentBase<C> {
+  scope: 'transcript';
+  /** Returns an outcome per output id it wants to change; absent ids are left alone. */
+  run(
+    outputs: readonly ToolOutput[],
+    cfg: C,
+    ctx: RunContext,
+  ): Map<string, Outcome> | Promise<Map<string, Outcome>>;
+}
+
+export type Component<C = unknown> = OutputComponent<C> | TranscriptComponent<C>;

@@ -1,0 +1,31 @@
+/**
+ * The Transcript: what every input format is read into and written back from. A reader finds each
+ * tool output in the input, normalised to a ToolOutput; the writer puts rewritten texts back in
+ * place, leaving every other byte of the input exactly as it was.
+ */
+import type { InputFormat, MessageView, ToolOutput } from '../component.js';
+
+export interface Transcript {
+  format: InputFormat;
+  /** Every tool output in document order. Ids are unique within the transcript. */
+  outputs: ToolOutput[];
+  /** Every message in order, reduced to role + plain text (tool outputs included as their text). */
+  messages: MessageView[];
+  /** The request's model, when the body names one. */
+  model?: string;
+  /**
+   * The input with the given outputs' texts replaced (id → new text). With an empty map it returns
+   * the input string itself, byte for byte.
+   */
+  write(rewrites: ReadonlyMap<string, string>): string;
+}
+
+export type FormatChoice = 'auto' | InputFormat;
+export const FORMAT_CHOICES: readonly FormatChoice[] = ['auto', 'text', 'openai', 'anthropic', 'responses'];
+
+export interface ReadOptions {
+  /** What produced raw text (`--command`); also a fallback command for nothing else. */
+  command?: string;
+  /** A path the raw text was read from, if known. */
+  path?: string;
+}

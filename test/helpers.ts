@@ -1,0 +1,30 @@
+/**
+ * Shared test helpers: build ToolOutputs and RunContexts without a transcript, find the shared
+ * corpus (tests that need it skip cleanly on a bare clone), and make throwaway directories.
+ */
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RunContext, ToolOutput } from '../src/component.js';
+import { createTokens } from '../src/tokens.js';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const CORPUS = resolve(ROOT, '../shared/corpus');
+export const HAS_CORPUS = existsSync(CORPUS);
+
+export function output(text: string, extra: Partial<ToolOutput> = {}): ToolOutput {
+  return { id: 'stdin', text, rewritable: true, isError: false, messageIndex: 0, ...extra };
+}
+
+export function context(extra: Partial<RunContext> = {}): RunContext {
+  return { tokens: createTokens('o200k'), format: 'text', messages: [], ...extra };
+}
+
+export function tempDir(prefix = 'cg-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export function corpusPath(...parts: string[]): string {
+  return join(CORPUS, ...parts);
+}
