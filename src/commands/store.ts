@@ -1,0 +1,111 @@
+/**
+ * `cg store path|info|prune|clear`: returns the text to print (complete lines, ending in a newline),
+ * never prints itself. `--json` output is a stable object per action whose keys may be added to,
+ * never renamed (scripts read it). An unknown action is a UsageError. Imports nothing heavy: this runs
+ * on the CLI's fast path.
+ */
+import { UsageError } from '../errors.js';
+import type { Store, StoreInfo } from '../store/store.js';
+
+export const STORE_ACTIONS = ['path', 'info', 'prune', 'clear'] as const;
+
+export interface StoreCommandOptions {
+  json?: boolean;
+  /** The clock for entry ages; tests pin it. */
+  now?: number;
+}
+
+export async function storeCommand(action: string, store: Store, opts: StoreCommandOptions): Promise<string> {
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  switch (action) {
+    case 'path':
+      return opts.json ? json({ dir: store.dir }) : `${store.dir}\n`;
+    case 'info': {
+      const info = await store.info();
+      return opts.json
+        ? json(infoJson(info, opts.now ?? Date.now()))
+        : infoText(info, opts.now ?? Date.now());
+    }
+    case 'prune': {
+      const r = await store.prune({ force: true });
+      if (opts.json) return json(r);
+      return (
+        `removed ${plural(r.removed, 'entry', 'entries')} (${formatBytes(r.freedBytes)} freed); ` +
+        `${plural(r.remaining, 'entry', 'entries')} (${formatBytes(r.remainingBytes)}) remain\n`
+      );
+    }
+    case 'clear': {
+      const removed = await store.clear();
+      return opts.json ? json({ removed }) : `removed ${plural(removed, 'entry', 'entries')}\n`;
+    }
+    default:
+      throw new UsageError(
+        `unknown store action ${JSON.stringify(action)}: expected one of ${STORE_ACTIONS.join(', ')}`,
+      );
+  }
+}
+
+function infoJson(info: StoreInfo, now: number) {
+  // Every key is always present (null when the store is empty) so consumers need no existence checks.
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  const age = (ms: number | undefined) =>
+    ms === undefined ? null : Math.max(0, Math.round((now - ms) / 1000));
+  return {
+    dir: info.dir,
+    entries: info.entries,
+    bytes: info.bytes,
+    maxBytes: info.maxBytes,
+    ttlDays: info.ttlDays,
+    compress: info.compress,
+    oldest: iso(info.oldestMtimeMs),
+    newest: iso(info.newestMtimeMs),
+    oldestAgeSeconds: age(info.oldestMtimeMs),
+    newestAgeSeconds: age(info.newestMtimeMs),
+  };
+}
+
+function infoText(info: StoreInfo, now: number): string {
+  const cap = info.maxBytes > 0 ? formatBytes(info.maxBytes) : 'none';
+  const ttl = info.ttlDays > 0 ? plural(info.ttlDays, 'day', 'days') : 'none';
+  const rows: [string, string][] = [
+    ['dir', info.dir],
+    ['entries', String(info.entries)],
+    ['size', `${formatBytes(info.bytes)} of ${cap} cap`],
+  ];
+  if (info.oldestMtimeMs !== undefined) rows.push(['oldest', formatAge(now - info.oldestMtimeMs)]);
+  if (info.newestMtimeMs !== undefined) rows.push(['newest', formatAge(now - info.newestMtimeMs)]);
+  rows.push(['ttl', ttl], ['compress', info.compress ? 'gzip' : 'off']);
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** Binary units, because the cap is configured as a power of two (512 MiB). */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  const text = v >= 100 || Number.isInteger(v) ? String(Math.round(v)) : v.toFixed(1);
+  return `${text} ${units[i]}`;
+}
+
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return s < 5 ? 'just now' : `${s} seconds ago`;
+  const steps: [number, string, string][] = [
+    [60, 'minute', 'minutes'],
+    [3600, 'hour', 'hours'],
+    [86_400, 'day', 'days'],
+  ];
+  let chosen = steps[0]!;
+  for (const step of steps) if (s >= step[0]) chosen = step;
+  return `${plural(Math.floor(s / chosen[0]), chosen[1], chosen[2])} ago`;
+}
