@@ -1,0 +1,103 @@
+/**
+ * Shared by the JSON readers: collects tool outputs together with the JSON string node that holds
+ * each one's text, keeps output ids unique, and builds a Transcript whose write() splices
+ * JSON.stringify(newText) into exactly those string spans and nothing else.
+ */
+import type { InputFormat, MessageView, ToolOutput } from '../component.js';
+import type { CallInfo } from './call-args.js';
+import { applyEdits, type Edit, type JsonNode, type JsonString, member } from './json-spans.js';
+import type { ReadOptions, Transcript } from './transcript.js';
+
+// An unpaired UTF-16 surrogate is what invalid UTF-8 becomes once inside a JSON string. The
+// look-around pattern is slow on megabytes of text, so a plain class screens for surrogates first.
+const SURROGATE = /[\uD800-\uDFFF]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const CG_EXPAND = /^\s*(?:\S*\/)?cg\s+expand\b/;
+
+/** `cg expand` output is what a marker stood for; it must reach the model verbatim (DESIGN §1.5). */
+export function isCgExpand(command: string | undefined): boolean {
+  return command !== undefined && CG_EXPAND.test(command);
+}
+
+/** Whether an output may be rewritten at all: not cg expand output, and well-formed text. */
+export function isRewritable(text: string, command: string | undefined): boolean {
+  return !isCgExpand(command) && !(SURROGATE.test(text) && LONE_SURROGATE.test(text));
+}
+
+/** The messages of a chat request: its `messages` array, or the body itself when it is a bare array. */
+export function messageList(root: JsonNode): JsonNode[] | undefined {
+  const list = root.type === 'array' ? root : member(root, 'messages');
+  return list?.type === 'array' ? list.items : undefined;
+}
+
+export interface ResultFields {
+  messageIndex: number;
+  isError: boolean;
+  call: CallInfo | undefined;
+}
+
+export class TranscriptBuilder {
+  readonly outputs: ToolOutput[] = [];
+  readonly messages: MessageView[] = [];
+  private readonly nodes = new Map<string, JsonString>();
+
+  constructor(private readonly opts: ReadOptions) {}
+
+  /** First free id among base, base~2, base~3… (a repeated tool_call_id keeps both outputs apart). */
+  private unique(base: string): string {
+    if (!this.nodes.has(base)) return base;
+    for (let n = 2; ; n++) {
+      const id = `${base}~${n}`;
+      if (!this.nodes.has(id)) return id;
+    }
+  }
+
+  /**
+   * Adds the text parts of one tool result: the first as `id`, further ones as `id#1`, `id#2`…
+   * Returns the texts, for the message view.
+   */
+  addResult(baseId: string, parts: readonly JsonString[], fields: ResultFields): string[] {
+    const { call } = fields;
+    // ReadOptions fill in only for an output nothing else describes.
+    const command = call ? call.command : this.opts.command;
+    const path = call ? call.path : this.opts.path;
+    let first = '';
+    parts.forEach((node, k) => {
+      const id = k === 0 ? this.unique(baseId) : this.unique(`${first}#${k}`);
+      if (k === 0) first = id;
+      const o: ToolOutput = {
+        id,
+        text: node.value,
+        rewritable: isRewritable(node.value, command),
+        isError: fields.isError,
+        messageIndex: fields.messageIndex,
+      };
+      if (call?.name !== undefined) o.toolName = call.name;
+      if (command !== undefined) o.command = command;
+      if (path !== undefined) o.path = path;
+      this.outputs.push(o);
+      this.nodes.set(id, node);
+    });
+    return parts.map((p) => p.value);
+  }
+
+  build(format: InputFormat, raw: string, model: string | undefined): Transcript {
+    const { outputs, messages, nodes } = this;
+    const texts = new Map(outputs.map((o) => [o.id, o.text]));
+    const write = (rewrites: ReadonlyMap<string, string>): string => {
+      if (rewrites.size === 0) return raw;
+      const edits: Edit[] = [];
+      for (const [id, text] of rewrites) {
+        const node = nodes.get(id);
+        if (node === undefined) throw new RangeError(`no tool output with id ${JSON.stringify(id)}`);
+        // An unchanged text keeps its original bytes (its escapes may differ from JSON.stringify's).
+        if (text !== texts.get(id))
+          edits.push({ start: node.start, end: node.end, text: JSON.stringify(text) });
+      }
+      return applyEdits(raw, edits);
+    };
+    const t: Transcript = { format, outputs, messages, write };
+    if (model !== undefined) t.model = model;
+    return t;
+  }
+}

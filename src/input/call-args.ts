@@ -1,0 +1,67 @@
+/**
+ * What a tool call's arguments say about its output: the shell command it ran and the file it read.
+ * Arguments arrive as an object (Anthropic tool_use input) or as a JSON string that a model wrote and
+ * may have malformed (OpenAI function.arguments); bad JSON simply yields nothing.
+ */
+import { type JsonNode, toValue } from './json-spans.js';
+
+export interface CallDetails {
+  command?: string;
+  path?: string;
+}
+
+/** A tool call as a reader remembers it until the matching output arrives. */
+export interface CallInfo extends CallDetails {
+  name?: string;
+}
+
+function commandOf(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  // Codex-style argv arrays: ["bash", "-lc", "ls"].
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return v.join(' ');
+  return undefined;
+}
+
+/** Details from an already-parsed arguments object. */
+export function detailsFromObject(args: unknown): CallDetails {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return {};
+  const a = args as Record<string, unknown>;
+  const out: CallDetails = {};
+  const command = commandOf(a.command) ?? commandOf(a.cmd);
+  if (command !== undefined) out.command = command;
+  for (const key of ['file_path', 'path', 'filename']) {
+    const p = a[key];
+    if (typeof p === 'string') {
+      out.path = p;
+      break;
+    }
+  }
+  return out;
+}
+
+/** Details from an arguments node: a JSON-encoded string (tolerating bad JSON) or an object. */
+export function detailsFromArguments(node: JsonNode | undefined): CallDetails {
+  if (node === undefined) return {};
+  if (node.type === 'object') return detailsFromObject(toValue(node));
+  if (node.type !== 'string') return {};
+  const text = node.value.trim();
+  if (!text.startsWith('{')) return {};
+  try {
+    return detailsFromObject(JSON.parse(text));
+  } catch {
+    return {};
+  }
+}
+
+/** A one-line rendering of a call for message views, e.g. `[tool_use Bash: ls -la]`. */
+export function renderCall(kind: string, call: CallInfo): string {
+  const detail = call.command ?? call.path;
+  const name = call.name ?? '?';
+  return detail === undefined ? `[${kind} ${name}]` : `[${kind} ${name}: ${firstLine(detail)}]`;
+}
+
+function firstLine(s: string): string {
+  const nl = s.indexOf('\n');
+  const line = nl < 0 ? s : `${s.slice(0, nl)} …`;
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}

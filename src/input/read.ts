@@ -1,0 +1,228 @@
+/**
+ * Entry point of input/: detects the format of stdin and reads it into a Transcript.
+ *
+ * Only input starting with `{` or `[` is tried as JSON, and only a request body is read as one:
+ * anthropic when its messages carry tool_use/tool_result blocks (or, with no OpenAI-only marks,
+ * Anthropic-only shapes such as a top-level system or text blocks); openai for any other list of
+ * chat messages; responses for an `input` array of typed items. Any other JSON (say, a `gh api`
+ * response) is itself a tool output, so it is text. An explicit format that does not fit the input
+ * is a UsageError with one line saying why.
+ */
+import type { InputFormat } from '../component.js';
+import { UsageError } from '../errors.js';
+import { readAnthropic } from './anthropic.js';
+import { messageList } from './builder.js';
+import { type JsonNode, member, parseJsonSpans, stringOf } from './json-spans.js';
+import { readOpenAI } from './openai.js';
+import { readResponses } from './responses.js';
+import { readText } from './text.js';
+import type { FormatChoice, ReadOptions, Transcript } from './transcript.js';
+
+type RequestFormat = Exclude<InputFormat, 'text'>;
+
+const NAMES: Record<RequestFormat, string> = {
+  anthropic: 'an Anthropic Messages request body',
+  openai: 'an OpenAI Chat Completions request body',
+  responses: 'an OpenAI Responses request body',
+};
+
+const CHAT_ROLES = new Set(['user', 'assistant', 'system', 'developer', 'tool', 'function']);
+const OPENAI_ROLES = new Set(['system', 'developer', 'tool', 'function']);
+const OPENAI_KEYS = ['tool_calls', 'tool_call_id', 'function_call'];
+const OPENAI_PARTS = new Set(['image_url', 'input_audio', 'file', 'refusal']);
+const ANTHROPIC_TOOL_BLOCKS = new Set(['tool_use', 'tool_result']);
+const ANTHROPIC_BLOCKS = new Set(['text', 'image', 'document', 'thinking', 'redacted_thinking']);
+const RESPONSES_ITEMS = new Set([
+  'message',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'local_shell_call',
+  'local_shell_call_output',
+  'reasoning',
+]);
+
+/** What a list of chat messages says about its dialect. */
+interface Evidence {
+  anthropicTools: boolean;
+  /** A short description of the first OpenAI-only mark, e.g. `a "tool" role message`. */
+  openaiMark: string | undefined;
+  anthropicShape: boolean;
+}
+
+function evidence(root: JsonNode, messages: readonly JsonNode[]): Evidence {
+  const ev: Evidence = {
+    anthropicTools: false,
+    openaiMark: undefined,
+    anthropicShape: member(root, 'system') !== undefined,
+  };
+  for (const m of messages) {
+    const role = stringOf(member(m, 'role'));
+    if (role !== undefined && OPENAI_ROLES.has(role)) ev.openaiMark ??= `a "${role}" role message`;
+    for (const key of OPENAI_KEYS) if (member(m, key) !== undefined) ev.openaiMark ??= `"${key}"`;
+    const content = member(m, 'content');
+    for (const block of content?.type === 'array' ? content.items : []) {
+      const type = stringOf(member(block, 'type'));
+      if (type === undefined) continue;
+      if (ANTHROPIC_TOOL_BLOCKS.has(type)) ev.anthropicTools = true;
+      else if (OPENAI_PARTS.has(type)) ev.openaiMark ??= `"${type}" content parts`;
+      else if (ANTHROPIC_BLOCKS.has(type)) ev.anthropicShape = true;
+    }
+  }
+  return ev;
+}
+
+function isChatMessage(node: JsonNode): boolean {
+  const role = stringOf(member(node, 'role'));
+  return role !== undefined && CHAT_ROLES.has(role);
+}
+
+function isResponsesItem(node: JsonNode): boolean {
+  const type = stringOf(member(node, 'type'));
+  if (type !== undefined) return RESPONSES_ITEMS.has(type);
+  return isChatMessage(node);
+}
+
+/** The request format of a parsed body, or undefined when it is not a request body. */
+function classify(root: JsonNode): RequestFormat | undefined {
+  if (root.type !== 'object' && root.type !== 'array') return undefined;
+  const messages = messageList(root);
+  if (messages !== undefined) {
+    // An empty list is a request only inside a body that names a model.
+    if (messages.length === 0 && member(root, 'model') === undefined) return undefined;
+    if (!messages.every(isChatMessage)) return undefined;
+    const ev = evidence(root, messages);
+    if (ev.anthropicTools) return 'anthropic';
+    if (ev.openaiMark !== undefined) return 'openai';
+    return ev.anthropicShape ? 'anthropic' : 'openai';
+  }
+  const input = member(root, 'input');
+  if (input?.type === 'array' && input.items.length > 0 && input.items.every(isResponsesItem)) {
+    return 'responses';
+  }
+  return undefined;
+}
+
+/** Why root is not a body of the chosen format, or undefined when it fits. */
+function mismatch(choice: RequestFormat, root: JsonNode): string | undefined {
+  if (choice === 'responses') {
+    const input = member(root, 'input');
+    if (input?.type === 'string') return undefined;
+    if (input?.type !== 'array') return root.type === 'object' ? 'no "input" array' : 'not a JSON object';
+    if (!input.items.every((i) => i.type === 'object')) return '"input" holds something other than objects';
+    return undefined;
+  }
+  const messages = messageList(root);
+  if (messages === undefined) return 'no "messages" array';
+  if (!messages.every((m) => stringOf(member(m, 'role')) !== undefined)) {
+    return '"messages" holds something other than {role, content} objects';
+  }
+  const ev = evidence(root, messages);
+  if (choice === 'anthropic' && !ev.anthropicTools && ev.openaiMark !== undefined) {
+    return `it has ${ev.openaiMark}, which is OpenAI Chat Completions`;
+  }
+  if (choice === 'openai' && ev.anthropicTools)
+    return 'it has tool_use/tool_result blocks, which is Anthropic';
+  return undefined;
+}
+
+/** Offset of the first non-whitespace character (JSON whitespace only). */
+function firstNonWs(raw: string): number {
+  let i = 0;
+  while (i < raw.length) {
+    const c = raw.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    i++;
+  }
+  return i;
+}
+
+/** Offset of the quote closing the string that opens at `at`, or -1. */
+function stringEnd(raw: string, at: number): number {
+  let q = raw.indexOf('"', at + 1);
+  while (q >= 0) {
+    let slashes = 0;
+    while (raw.charCodeAt(q - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return q;
+    q = raw.indexOf('"', q + 1);
+  }
+  return -1;
+}
+
+/**
+ * Whether the object opening at `at` has one of `keys` as a direct member. A cheap lenient scan
+ * that allocates nothing per value: it lets large JSON that is plainly not a request (a log, an API
+ * dump) pass as text without building a span tree for it.
+ */
+function hasTopKey(raw: string, at: number, keys: readonly string[]): boolean {
+  let depth = 0;
+  let keyNext = false;
+  for (let i = at; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x22) {
+      const end = stringEnd(raw, i);
+      if (end < 0) return false;
+      if (depth === 1 && keyNext && keys.includes(raw.slice(i + 1, end))) return true;
+      keyNext = false;
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      keyNext = depth === 1;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth <= 0) return false;
+    } else if (c === 0x2c && depth === 1) {
+      keyNext = true;
+    }
+  }
+  return false;
+}
+
+/** The span tree of raw when it might be a request body (auto-detection); undefined means text. */
+function parseCandidate(raw: string): JsonNode | undefined {
+  const at = firstNonWs(raw);
+  const c = raw.charCodeAt(at);
+  if (c === 0x7b) {
+    if (!hasTopKey(raw, at, ['messages', 'input'])) return undefined;
+  } else if (c === 0x5b) {
+    const first = firstNonWs(raw.slice(at + 1, at + 1 + 4096)) + at + 1;
+    if (raw.charCodeAt(first) !== 0x7b || !hasTopKey(raw, first, ['role'])) return undefined;
+  } else {
+    return undefined;
+  }
+  try {
+    return parseJsonSpans(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+export function detectFormat(raw: string): InputFormat {
+  const root = parseCandidate(raw);
+  return (root && classify(root)) ?? 'text';
+}
+
+function readAs(format: RequestFormat, raw: string, root: JsonNode, opts: ReadOptions): Transcript {
+  if (format === 'anthropic') return readAnthropic(raw, root, opts);
+  if (format === 'openai') return readOpenAI(raw, root, opts);
+  return readResponses(raw, root, opts);
+}
+
+export function readTranscript(raw: string, choice: FormatChoice, opts: ReadOptions): Transcript {
+  if (choice === 'text') return readText(raw, opts);
+  if (choice === 'auto') {
+    const root = parseCandidate(raw);
+    const format = root && classify(root);
+    return root && format ? readAs(format, raw, root, opts) : readText(raw, opts);
+  }
+  let root: JsonNode;
+  try {
+    root = parseJsonSpans(raw);
+  } catch (e) {
+    throw new UsageError(`input is not ${NAMES[choice]} (not valid JSON: ${(e as Error).message})`);
+  }
+  const why = mismatch(choice, root);
+  if (why !== undefined) throw new UsageError(`input is not ${NAMES[choice]} (${why})`);
+  return readAs(choice, raw, root, opts);
+}

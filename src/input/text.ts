@@ -1,0 +1,27 @@
+/**
+ * Raw text: the whole input is one tool output with id "stdin" (its command and path come from the
+ * command line), and writing returns the rewrite, or the input itself when there is none.
+ */
+import type { ToolOutput } from '../component.js';
+import { isCgExpand } from './builder.js';
+import type { ReadOptions, Transcript } from './transcript.js';
+
+export const TEXT_ID = 'stdin';
+
+export function readText(raw: string, opts: ReadOptions): Transcript {
+  const output: ToolOutput = {
+    id: TEXT_ID,
+    text: raw,
+    rewritable: !isCgExpand(opts.command),
+    isError: false,
+    messageIndex: 0,
+  };
+  if (opts.command !== undefined) output.command = opts.command;
+  if (opts.path !== undefined) output.path = opts.path;
+  return {
+    format: 'text',
+    outputs: [output],
+    messages: [{ role: 'tool', text: raw }],
+    write: (rewrites) => rewrites.get(TEXT_ID) ?? raw,
+  };
+}
