@@ -44,6 +44,11 @@ export interface ToolOutput {
   path?: string;
   /** Index of the message that holds this output. */
   messageIndex: number;
+  /**
+   * The text's UTF-8 bytes, when the reader has them for free (raw text from stdin), so stashing a
+   * 100 MB original neither re-encodes nor copies it.
+   */
+  bytes?: Uint8Array;
 }
 
 /** A message reduced to what transcript-scope components need (role and plain text). */

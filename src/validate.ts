@@ -29,7 +29,13 @@ export function mapping(raw: unknown, path: string, allowed: readonly string[]):
   return rec;
 }
 
-export function integer(raw: unknown, path: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function integer(
+  raw: unknown,
+  path: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (raw === undefined) return fallback;
   if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < min || raw > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `in ${min}..${max}`;

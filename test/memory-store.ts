@@ -15,14 +15,18 @@ export class MemoryStore implements Store {
   async writable() {
     return this.canWrite;
   }
-  async put(original: string): Promise<PutResult> {
+  async put(original: string, given?: Uint8Array): Promise<PutResult> {
+    if (given && !Buffer.from(given).equals(Buffer.from(original, 'utf8'))) throw new Error('bytes do not match text');
     this.puts++;
     const key = keyOf(original);
     if (!this.canWrite) return { ok: false, key, reason: 'unwritable' };
     if (this.failPuts) return { ok: false, key, reason: 'error', detail: 'disk full' };
     const bytes = Buffer.from(original, 'utf8');
     const existing = this.entries.get(key);
-    if (existing) return existing.equals(bytes) ? { ok: true, key, created: false } : { ok: false, key, reason: 'collision' };
+    if (existing)
+      return existing.equals(bytes)
+        ? { ok: true, key, created: false }
+        : { ok: false, key, reason: 'collision' };
     this.entries.set(key, bytes);
     return { ok: true, key, created: true };
   }
@@ -32,7 +36,14 @@ export class MemoryStore implements Store {
   async info(): Promise<StoreInfo> {
     let bytes = 0;
     for (const b of this.entries.values()) bytes += b.length;
-    return { dir: this.dir, entries: this.entries.size, bytes, ttlDays: 14, maxBytes: 1 << 29, compress: false };
+    return {
+      dir: this.dir,
+      entries: this.entries.size,
+      bytes,
+      ttlDays: 14,
+      maxBytes: 1 << 29,
+      compress: false,
+    };
   }
   async prune(): Promise<PruneResult> {
     return { removed: 0, freedBytes: 0, remaining: this.entries.size, remainingBytes: 0 };

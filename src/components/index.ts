@@ -7,8 +7,8 @@ import { collapse } from './collapse.js';
 import { format } from './format.js';
 import { toon } from './toon.js';
 
-export const COMPONENTS: readonly Component<any>[] = [format, toon, collapse];
+export const COMPONENTS: readonly Component[] = [format, toon, collapse];
 
-export function findComponent(name: string): Component<any> | undefined {
+export function findComponent(name: string): Component | undefined {
   return COMPONENTS.find((c) => c.name === name);
 }

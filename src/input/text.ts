@@ -18,6 +18,7 @@ export function readText(raw: string, opts: ReadOptions): Transcript {
   };
   if (opts.command !== undefined) output.command = opts.command;
   if (opts.path !== undefined) output.path = opts.path;
+  if (opts.bytes !== undefined) output.bytes = opts.bytes;
   return {
     format: 'text',
     outputs: [output],

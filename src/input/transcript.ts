@@ -28,4 +28,6 @@ export interface ReadOptions {
   command?: string;
   /** A path the raw text was read from, if known. */
   path?: string;
+  /** The raw input's UTF-8 bytes, when the caller has them (handed on to a text output). */
+  bytes?: Uint8Array;
 }

@@ -62,13 +62,15 @@ export function parseKeys(input: string): KeyParse {
   for (const m of text.matchAll(forms)) {
     sawForm = true;
     const k = m[1]!;
-    if (!isKey(k.toLowerCase())) return { ok: false, reason: `not a cg key: ${JSON.stringify(m[0])} (expected 16 hex digits)` };
+    if (!isKey(k.toLowerCase()))
+      return { ok: false, reason: `not a cg key: ${JSON.stringify(m[0])} (expected 16 hex digits)` };
     add(k);
   }
   if (sawForm) return { ok: true, keys: found };
   for (const tok of text.split(/[\s,]+/)) {
     if (!tok) continue;
-    if (!isKey(tok.toLowerCase())) return { ok: false, reason: `not a cg key: ${JSON.stringify(tok)} (expected 16 hex digits)` };
+    if (!isKey(tok.toLowerCase()))
+      return { ok: false, reason: `not a cg key: ${JSON.stringify(tok)} (expected 16 hex digits)` };
     add(tok);
   }
   return found.length ? { ok: true, keys: found } : { ok: false, reason: 'no key given' };

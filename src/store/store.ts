@@ -29,8 +29,11 @@ export interface Store {
   readonly dir: string;
   /** Whether puts can succeed now (directory creatable and writable); cached per process. */
   writable(): Promise<boolean>;
-  /** Stashes the original's UTF-8 bytes under keyOf(original); idempotent for identical bytes. */
-  put(original: string): Promise<PutResult>;
+  /**
+   * Stashes the original's UTF-8 bytes under keyOf(original); idempotent for identical bytes.
+   * `bytes`, when given, must be exactly that encoding (it spares re-encoding a large input).
+   */
+  put(original: string, bytes?: Uint8Array): Promise<PutResult>;
   /** The original bytes, or undefined when absent. Touches the entry's mtime (LRU). */
   get(key: string): Promise<Buffer | undefined>;
   info(): Promise<StoreInfo>;

@@ -77,6 +77,24 @@ describe('fs store round trip', () => {
     expect((await store.get(put.key))!.toString('utf8')).toBe(text);
   });
 
+  it('compresses an entry over 8 MiB as several gzip members and reads it back whole', async () => {
+    const store = makeStore();
+    const lines: string[] = [];
+    for (let i = 0; i < 400_000; i++) lines.push(`${i} worker-${i % 7} request path=/api/${i % 977} ✓`);
+    const text = lines.join('\n');
+    expect(Buffer.byteLength(text)).toBeGreaterThan(8 << 20);
+    const bytes = Buffer.from(text, 'utf8');
+    const put = await store.put(text, bytes);
+    expect(put).toEqual({ ok: true, key: keyOf(text), created: true });
+    const raw = readFileSync(entryPath(store.dir, put.key));
+    let members = 0;
+    for (let i = raw.indexOf(0x1f); i !== -1; i = raw.indexOf(0x1f, i + 1)) {
+      if (raw[i + 1] === 0x8b && raw[i + 2] === 8) members++;
+    }
+    expect(members).toBeGreaterThanOrEqual(2);
+    expect((await store.get(put.key))!.equals(bytes)).toBe(true);
+  });
+
   it('stores entries raw when compression is off', async () => {
     const store = makeStore({ compress: false });
     const text = 'z'.repeat(10_000);

@@ -1,0 +1,134 @@
+// npm run bench: figures as ratios measured in one run (DESIGN §7), so a slow or busy machine
+// shifts both sides alike. Start-up of `echo hi | cg` vs `node -e ''`; passthrough and collapse
+// throughput on a generated 100 MB log vs cat; peak RSS of each run vs its input.
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'cg.js');
+const probe = join(root, 'bench', 'rss-probe.mjs');
+const work = mkdtempSync(join(tmpdir(), 'cg-bench-'));
+const env = { ...process.env, CG_STORE_DIR: join(work, 'store'), XDG_CONFIG_HOME: join(work, 'cfg') };
+delete env.CG_DISABLE;
+const MB = 1024 * 1024;
+const sizeMb = Number(process.env.CG_BENCH_MB ?? 100);
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+function timeSpawn(cmd, args, input, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const r = spawnSync(cmd, args, { input, env });
+    times.push(performance.now() - t0);
+    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  }
+  return median(times);
+}
+
+function makeLog(path, bytes) {
+  const fd = openSync(path, 'w');
+  const levels = ['INFO', 'INFO', 'INFO', 'DEBUG', 'WARN', 'ERROR'];
+  let written = 0;
+  let i = 0;
+  while (written < bytes) {
+    let chunk = '';
+    for (let j = 0; j < 5000; j++, i++) {
+      const ts = new Date(1_700_000_000_000 + i * 37).toISOString();
+      chunk += `${ts} ${levels[i % levels.length]} [worker-${i % 16}] request id=${(i * 2654435761) >>> 0} path=/api/v1/items/${i % 977} status=${i % 13 === 0 ? 500 : 200} took=${i % 250}ms\n`;
+    }
+    writeSync(fd, chunk);
+    written += Buffer.byteLength(chunk);
+  }
+  closeSync(fd);
+  return statSync(path).size;
+}
+
+/** Runs cmd with the file on stdin and a drained pipe on stdout; returns ms, bytes out, peak RSS. */
+function throughput(cmd, args, file, extraEnv = {}) {
+  return new Promise((resolve, reject) => {
+    const rssFile = join(work, `rss-${Math.random().toString(36).slice(2)}`);
+    const fd = openSync(file, 'r');
+    const t0 = performance.now();
+    const child = spawn(cmd, args, {
+      stdio: [fd, 'pipe', 'pipe'],
+      env: { ...env, ...extraEnv, CG_BENCH_RSS_FILE: rssFile },
+    });
+    let out = 0;
+    let err = '';
+    child.stdout.on('data', (d) => {
+      out += d.length;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - t0;
+      closeSync(fd);
+      if (code !== 0) return reject(new Error(`${cmd} exited ${code}: ${err}`));
+      let rss;
+      try {
+        rss = Number(readFileSync(rssFile, 'utf8'));
+      } catch {
+        rss = undefined;
+      }
+      resolve({ ms, out, rss });
+    });
+  });
+}
+
+const fmt = (x, d = 1) => x.toFixed(d);
+const rows = [];
+
+// 1. Start-up.
+const runs = Number(process.env.CG_BENCH_RUNS ?? 15);
+timeSpawn(process.execPath, [bin], 'hi\n', 2); // warm the file cache
+const nodeMs = timeSpawn(process.execPath, ['-e', ''], 'hi\n', runs);
+const cgMs = timeSpawn(process.execPath, [bin], 'hi\n', runs);
+rows.push([
+  'start-up: echo hi | cg',
+  `${fmt(cgMs)} ms`,
+  `node -e '' ${fmt(nodeMs)} ms`,
+  `${fmt(cgMs / nodeMs, 2)}× (budget ≤ 1.5×)`,
+]);
+
+// 2. Throughput and memory on a generated log.
+const log = join(work, 'big.log');
+const size = makeLog(log, sizeMb * MB);
+const sizeMB = size / MB;
+const cat = await throughput('cat', [], log);
+const pass = await throughput(process.execPath, ['--import', probe, bin, '--preset', 'off'], log);
+const coll = await throughput(process.execPath, ['--import', probe, bin], log);
+const catRate = sizeMB / (cat.ms / 1000);
+for (const [label, r] of [
+  ['passthrough (--preset off)', pass],
+  ['collapse (default preset)', coll],
+]) {
+  const rate = sizeMB / (r.ms / 1000);
+  const budget = 2.5 * size + 80 * MB;
+  rows.push([
+    `${label}, ${fmt(sizeMB, 0)} MB log`,
+    `${fmt(rate)} MB/s (${fmt(r.ms, 0)} ms, ${r.out} bytes out)`,
+    `cat ${fmt(catRate)} MB/s`,
+    `${fmt(rate / catRate, 3)}× cat; budget ≥ 100 MB/s`,
+  ]);
+  if (r.rss !== undefined) {
+    rows.push([
+      `peak RSS, ${label}`,
+      `${fmt(r.rss / MB)} MB`,
+      `input ${fmt(sizeMB)} MB`,
+      `${fmt(r.rss / budget, 2)}× of budget (2.5× input + 80 MB)`,
+    ]);
+  }
+}
+
+const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)));
+for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  │  '));
+rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// Launcher: the CLI lives in one bundle so start-up reads a few files, not a module tree.
+import { main } from '../dist/cli.js';
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`cg: internal error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

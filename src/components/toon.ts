@@ -1,0 +1,148 @@
+/**
+ * toon — lossless: a whole-output JSON value that holds a uniform array of flat objects (a table)
+ * is rewritten as TOON (https://toonformat.dev), which states the keys once per table. Kept only
+ * when it is strictly fewer tokens than the compact JSON and only after proving nothing is lost:
+ * every number's written form survives a JS number round trip, parsing dropped no duplicate or
+ * reordered keys, and decoding the TOON gives back a value deep-equal (key order included) to the
+ * parsed JSON. @toon-format/toon is imported lazily inside run().
+ */
+import type { Outcome, OutputComponent } from '../component.js';
+import { integer, mapping, oneOf } from '../validate.js';
+import { canonicalJson, compactJson, scanJson, trimmedRange } from './json-text.js';
+
+export const TOON_DELIMITERS = [',', '\t', '|'] as const;
+export type ToonDelimiter = (typeof TOON_DELIMITERS)[number];
+
+export interface ToonConfig {
+  /** Fewest rows an array of flat objects needs to count as a table. */
+  min_rows: number;
+  /** Outputs with fewer tokens than this are left alone. */
+  min_tokens: number;
+  delimiter: ToonDelimiter;
+}
+
+const DEFAULTS: ToonConfig = { min_rows: 3, min_tokens: 0, delimiter: ',' };
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+const skip = (gate: string): Outcome => ({ kind: 'skip', gate });
+
+export const toon: OutputComponent<ToonConfig> = {
+  name: 'toon',
+  lossy: false,
+  scope: 'output',
+  summary: 'Rewrite JSON holding uniform arrays of flat objects as TOON tables, when provably lossless',
+  defaults: DEFAULTS,
+
+  parseConfig(raw: unknown): ToonConfig {
+    const m = mapping(raw, '', ['min_rows', 'min_tokens', 'delimiter']);
+    return {
+      min_rows: integer(m.min_rows, 'min_rows', DEFAULTS.min_rows, 1),
+      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
+      delimiter: oneOf(m.delimiter, 'delimiter', TOON_DELIMITERS, DEFAULTS.delimiter),
+    };
+  },
+
+  applies(o) {
+    return /^[ \t\r\n]*[[{]/.test(o.text);
+  },
+
+  async run(o, cfg, ctx): Promise<Outcome> {
+    const text = o.text;
+    if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(text, cfg.min_tokens - 1))) {
+      return skip('below min_tokens');
+    }
+    const [start, end] = trimmedRange(text);
+    const scan = start < end ? scanJson(text, start) : undefined;
+    if (!scan?.ok || scan.end !== end) return skip('not json');
+    const value = JSON.parse(text) as Json;
+    const tables = countTables(value, cfg.min_rows);
+    if (tables === 0) return skip('no uniform array');
+    const canonical = canonicalJson(text, start, end);
+    if (!canonical.exactNumbers) return skip('number precision');
+    if (JSON.stringify(value) !== canonical.text) return skip('duplicate or reordered keys');
+
+    const { encode, decode } = await import('@toon-format/toon');
+    let encoded: string;
+    try {
+      encoded = encode(value, { delimiter: cfg.delimiter });
+    } catch {
+      // e.g. an unpaired surrogate, which TOON refuses to write
+      return skip('toon cannot encode');
+    }
+    const compact = compactJson(text, start, end);
+    if (!(await ctx.tokens.fewer(encoded, compact))) return skip('not smaller');
+    let decoded: unknown;
+    try {
+      decoded = decode(encoded);
+    } catch {
+      return skip('round trip failed');
+    }
+    if (!sameJson(decoded, value)) return skip('round trip failed');
+    const rows = tables === 1 ? '1 table' : `${tables} tables`;
+    return {
+      kind: 'rewrite',
+      text: text.slice(0, start) + encoded + text.slice(end),
+      loss: 'none',
+      note: `json → toon (${rows})`,
+    };
+  },
+};
+
+function isPrimitive(v: Json): boolean {
+  return v === null || typeof v !== 'object';
+}
+
+/** A table: ≥ minRows objects, each with the same keys in the same order, all values primitive. */
+function isTable(a: Json[], minRows: number): boolean {
+  if (a.length < minRows || a.length === 0) return false;
+  const first = a[0];
+  if (first === null || typeof first !== 'object' || Array.isArray(first)) return false;
+  const keys = Object.keys(first);
+  if (keys.length === 0) return false;
+  return a.every((row) => {
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) return false;
+    const k = Object.keys(row);
+    return k.length === keys.length && k.every((key, i) => key === keys[i] && isPrimitive(row[key] as Json));
+  });
+}
+
+/** How many arrays in the value are tables (depth-first, iterative). */
+function countTables(root: Json, minRows: number): number {
+  let n = 0;
+  const todo: Json[] = [root];
+  while (todo.length > 0) {
+    const v = todo.pop() as Json;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      if (isTable(v, minRows)) n++;
+      else for (const x of v) todo.push(x);
+    } else {
+      for (const x of Object.values(v)) todo.push(x);
+    }
+  }
+  return n;
+}
+
+/** Deep equality of JSON values, object key order included (iterative). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  const todo: Array<[unknown, unknown]> = [[a, b]];
+  while (todo.length > 0) {
+    const [x, y] = todo.pop() as [unknown, unknown];
+    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') {
+      if (!Object.is(x, y)) return false;
+      continue;
+    }
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (Object.getPrototypeOf(x) !== Object.getPrototypeOf(y)) return false;
+    const kx = Object.keys(x);
+    const ky = Object.keys(y);
+    if (kx.length !== ky.length) return false;
+    for (let i = 0; i < kx.length; i++) {
+      const k = kx[i] as string;
+      if (k !== ky[i]) return false;
+      todo.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
+    }
+  }
+  return true;
+}

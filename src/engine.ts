@@ -1,0 +1,88 @@
+/**
+ * The engine shared by the CLI and the library API: text in → transcript → pipeline → text out.
+ * It knows nothing of stdin, stdout or exit codes; byte-level gates (binary input, CG_DISABLE,
+ * redirected output) belong to the callers that see bytes.
+ */
+import type { InputFormat } from './component.js';
+import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
+import { readTranscript } from './input/read.js';
+import type { FormatChoice } from './input/transcript.js';
+import { type PipelineEvent, runPipeline } from './pipeline.js';
+import { resolveStages } from './resolve-stages.js';
+import type { Store } from './store/store.js';
+import { createTokens, type TokenizerName, type Tokens } from './tokens.js';
+
+export interface CompactOptions {
+  preset?: string;
+  /** Explicit component list (overrides the preset): "a,b" or ["a", "b"]. */
+  components?: string | readonly string[];
+  /** A loaded config, or a raw config object to validate. */
+  config?: CgConfig | Record<string, unknown>;
+  format?: FormatChoice;
+  command?: string;
+  /** The input's UTF-8 bytes, when the caller already holds them (spares a copy when stashing). */
+  inputBytes?: Uint8Array;
+  query?: string;
+  lang?: string;
+  tokenizer?: TokenizerName;
+  /** Where originals go; null keeps cg to lossless components. */
+  store: Store | null;
+  onEvent?: (e: PipelineEvent) => void;
+  /** Called once the input format and component list are known, before any component runs. */
+  onPlan?: (plan: { format: InputFormat; source: string; notes: string[]; components: string[] }) => void;
+  /** Reuse a token counter across calls (it caches counts). */
+  tokens?: Tokens;
+}
+
+export interface CompactResult {
+  output: string;
+  changed: boolean;
+  format: InputFormat;
+  events: PipelineEvent[];
+  /** Where the component list came from, and notes such as skipped preset members. */
+  source: string;
+  notes: string[];
+}
+
+/** A loaded config as-is, a raw config object validated like a file, or the defaults. */
+export function toConfig(c: CompactOptions['config']): CgConfig {
+  if (!c) return defaultConfig();
+  const store = (c as { store?: unknown }).store;
+  if (store && typeof store === 'object' && 'hint' in store && 'ttlDays' in store) return c as CgConfig;
+  return parseConfigObject(c);
+}
+
+export async function compactText(input: string, options: CompactOptions): Promise<CompactResult> {
+  const config = toConfig(options.config);
+  const transcript = readTranscript(input, options.format ?? 'auto', {
+    ...(options.command !== undefined ? { command: options.command } : {}),
+    ...(options.inputBytes !== undefined ? { bytes: options.inputBytes } : {}),
+  });
+  const components = Array.isArray(options.components) ? options.components.join(',') : options.components;
+  const { stages, source, notes } = resolveStages(
+    {
+      ...(options.preset !== undefined ? { preset: options.preset } : {}),
+      ...(components !== undefined ? { components: components as string } : {}),
+    },
+    config,
+    transcript.format,
+  );
+  options.onPlan?.({
+    format: transcript.format,
+    source,
+    notes,
+    components: stages.map((s) => s.component.name),
+  });
+  const tokens = options.tokens ?? createTokens(options.tokenizer ?? config.tokenizer);
+  const { rewrites, events } = await runPipeline(transcript, {
+    stages,
+    store: options.store,
+    tokens,
+    hintTemplate: config.store.hint,
+    ...(options.query !== undefined ? { query: options.query } : {}),
+    ...(options.lang !== undefined ? { lang: options.lang } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+  });
+  const output = rewrites.size > 0 ? transcript.write(rewrites) : input;
+  return { output, changed: rewrites.size > 0, format: transcript.format, events, source, notes };
+}

@@ -1,0 +1,42 @@
+/**
+ * The library API: the same engine as the CLI. `compact()` rewrites raw text or a request body and
+ * stashes originals in the store (the default store unless told otherwise); `expand()` gives an
+ * original back by key or marker.
+ */
+import { type CgConfig, defaultConfig, loadConfig } from './config.js';
+import { type CompactOptions, compactText, toConfig } from './engine.js';
+import { parseKeys } from './store/marker.js';
+import { openStore } from './store/open.js';
+import type { Store } from './store/store.js';
+
+export type { Component, Loss, Outcome, ToolOutput } from './component.js';
+export type { CgConfig } from './config.js';
+export type { PipelineEvent } from './pipeline.js';
+export { createFsStore } from './store/fs-store.js';
+export { keyOf } from './store/keys.js';
+export type { Store } from './store/store.js';
+export { loadConfig };
+
+export interface CompactApiOptions extends Omit<CompactOptions, 'store' | 'config'> {
+  /** A config object (validated like a config file) or an already-loaded config. */
+  config?: CgConfig | Record<string, unknown>;
+  /** A store, null for lossless-only, or omitted for the default store. */
+  store?: Store | null;
+}
+
+export async function compact(input: string, options: CompactApiOptions = {}) {
+  const config = toConfig(options.config);
+  const store = options.store === undefined ? openStore(config.store) : options.store;
+  const { output, events, changed, format } = await compactText(input, { ...options, config, store });
+  return { output, events, changed, format };
+}
+
+/** The original behind a key or marker, or undefined when the store does not have it. */
+export async function expand(keyOrMarker: string, options: { store?: Store; config?: CgConfig } = {}) {
+  const parsed = parseKeys(keyOrMarker);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  if (parsed.keys.length !== 1) throw new Error('expand() takes exactly one key; call it once per key');
+  const store = options.store ?? openStore((options.config ?? defaultConfig()).store);
+  const bytes = await store.get(parsed.keys[0]!);
+  return bytes?.toString('utf8');
+}

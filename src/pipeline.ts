@@ -1,0 +1,303 @@
+/**
+ * The pipeline: runs components in order over a transcript's tool outputs and owns every shared
+ * gate of DESIGN §1, so no component re-implements them:
+ *   - verbatim: non-rewritable outputs, tool errors and `cg expand` output are never touched;
+ *   - marker-skip: a lossy component never sees an output that already carries a marker;
+ *   - reversible: a lossy rewrite is kept only once the original is in the store (stash before the
+ *     marker reaches any output); without a usable store lossy components are skipped;
+ *   - never-worse: a rewrite is kept only when its tokens, marker and hint included, are strictly
+ *     fewer than its input's (byte bounds first, the tokenizer only when they cannot decide);
+ *   - fail-open: a component that throws, times out or breaks its contract is reverted alone.
+ * Processing is sequential and ordered, so the same input and config give the same bytes.
+ */
+import {
+  type Component,
+  type Loss,
+  MARKER_SLOT,
+  type Outcome,
+  type RunContext,
+  type ToolOutput,
+} from './component.js';
+import { isCgExpand } from './input/builder.js';
+import type { Transcript } from './input/transcript.js';
+import { keyOf } from './store/keys.js';
+import { DEFAULT_HINT, hasMarker, hint, marker } from './store/marker.js';
+import type { Store } from './store/store.js';
+import { byteLength, type Tokens } from './tokens.js';
+
+export interface Stage {
+  component: Component;
+  config: unknown;
+}
+
+export interface PipelineOptions {
+  stages: readonly Stage[];
+  /** null: lossless components only (--no-store, or a store that cannot be opened). */
+  store: Store | null;
+  tokens: Tokens;
+  /** Hint template after the marker; {key} and {args} are filled in. */
+  hintTemplate?: string;
+  query?: string;
+  lang?: string;
+  /** Per-component deadline for asynchronous work. */
+  timeoutMs?: number;
+  /** Called once per decision, for --verbose. */
+  onEvent?: (e: PipelineEvent) => void;
+}
+
+export type EventAction = 'rewrite' | 'skip' | 'revert' | 'fail';
+
+export interface PipelineEvent {
+  component: string;
+  /** Output id, or '*' for a decision about the whole component. */
+  output: string;
+  action: EventAction;
+  /** Why it was skipped, reverted or failed. */
+  reason?: string;
+  note?: string;
+  loss?: Loss;
+  bytesIn: number;
+  bytesOut: number;
+  key?: string;
+  ms: number;
+  command?: string;
+  toolName?: string;
+}
+
+export interface PipelineResult {
+  /** Output id → final text, only for outputs that changed. */
+  rewrites: Map<string, string>;
+  events: PipelineEvent[];
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Whether an output must pass through untouched whatever the component (invariant 5). */
+export function verbatimReason(o: ToolOutput): string | undefined {
+  if (!o.rewritable) return 'verbatim content';
+  if (o.isError) return 'tool error';
+  if (isCgExpand(o.command)) return 'cg expand output';
+  if (o.toolName === 'cg_expand') return 'cg expand output';
+  return undefined;
+}
+
+interface Slot {
+  output: ToolOutput;
+  original: string;
+  current: string;
+}
+
+export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
+  const events: PipelineEvent[] = [];
+  const emit = (e: PipelineEvent) => {
+    events.push(e);
+    opts.onEvent?.(e);
+  };
+  const slots = t.outputs.map((o): Slot => ({ output: o, original: o.text, current: o.text }));
+  const ctx: RunContext = {
+    tokens: opts.tokens,
+    format: t.format,
+    messages: t.messages,
+    ...(opts.query !== undefined ? { query: opts.query } : {}),
+    ...(opts.lang !== undefined ? { lang: opts.lang } : {}),
+  };
+  const template = opts.hintTemplate ?? DEFAULT_HINT;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let storeUsable: boolean | undefined;
+  const canStash = async () => {
+    if (storeUsable === undefined) storeUsable = opts.store ? await opts.store.writable() : false;
+    return storeUsable;
+  };
+
+  for (const { component, config } of opts.stages) {
+    if (component.lossy && !opts.store) {
+      emit(base(component.name, '*', 'skip', 0, 0, 'no store: lossy components are off'));
+      continue;
+    }
+    const eligible = slots.filter((s) => {
+      const why =
+        verbatimReason(s.output) ??
+        (component.lossy && hasMarker(s.current) ? 'already has a marker' : undefined);
+      if (why) emit(base(component.name, s.output.id, 'skip', byteLength(s.current), 0, why, s.output));
+      return !why;
+    });
+    if (eligible.length === 0) continue;
+    if (component.lossy && !(await canStash())) {
+      emit(base(component.name, '*', 'skip', 0, 0, 'store not writable: lossy components are off'));
+      continue;
+    }
+
+    if (component.scope === 'output') {
+      for (const slot of eligible) {
+        const view = { ...slot.output, text: slot.current };
+        if (component.applies && !safeApplies(component, view, config)) {
+          emit(
+            base(
+              component.name,
+              slot.output.id,
+              'skip',
+              byteLength(slot.current),
+              0,
+              'does not apply',
+              slot.output,
+            ),
+          );
+          continue;
+        }
+        const started = performance.now();
+        const outcome = await guarded(() => component.run(view, config, ctx), timeoutMs);
+        await settle(component, slot, outcome, started);
+      }
+    } else {
+      const started = performance.now();
+      const views = slots.map((s) => ({ ...s.output, text: s.current }));
+      const result = await guarded(() => component.run(views, config, ctx), timeoutMs);
+      if (result.kind === 'error') {
+        emit(base(component.name, '*', 'fail', 0, 0, result.message));
+        continue;
+      }
+      if (!(result.value instanceof Map)) {
+        emit(base(component.name, '*', 'fail', 0, 0, 'returned something other than a Map of outcomes'));
+        continue;
+      }
+      const byId = new Map(eligible.map((s) => [s.output.id, s]));
+      for (const [id, outcome] of result.value) {
+        const slot = byId.get(id);
+        if (!slot) {
+          emit(base(component.name, id, 'revert', 0, 0, 'outcome for an output that is not eligible'));
+          continue;
+        }
+        await settle(component, slot, { kind: 'ok', value: outcome }, started);
+      }
+    }
+  }
+
+  const rewrites = new Map<string, string>();
+  for (const s of slots) if (s.current !== s.original) rewrites.set(s.output.id, s.current);
+  return { rewrites, events };
+
+  async function settle(component: Component, slot: Slot, result: Guarded<Outcome>, started: number) {
+    const id = slot.output.id;
+    const bytesIn = byteLength(slot.current);
+    const elapsed = () => performance.now() - started;
+    const report = (action: EventAction, reason: string | undefined, extra: Partial<PipelineEvent> = {}) =>
+      emit({
+        ...base(component.name, id, action, bytesIn, bytesIn, reason, slot.output),
+        ms: elapsed(),
+        ...extra,
+      });
+
+    if (result.kind === 'error') return report('fail', result.message);
+    const outcome = result.value;
+    const problem = contractProblem(component, outcome);
+    if (problem) return report('fail', problem);
+    if (outcome.kind === 'skip') return report('skip', outcome.gate);
+
+    let text = outcome.text;
+    let key: string | undefined;
+    if (outcome.loss !== 'none') {
+      key = keyOf(slot.output.bytes ?? slot.original);
+      const tag = marker(key) + hint(template, key, outcome.expandArgs);
+      text = text.includes(MARKER_SLOT) ? text.replace(MARKER_SLOT, () => tag) : appendLine(text, tag);
+    }
+    if (text === slot.current) return report('skip', 'no change');
+    if (!(await opts.tokens.fewer(text, slot.current))) {
+      return report('revert', 'not fewer tokens than its input', {
+        bytesOut: byteLength(text),
+        note: outcome.note,
+      });
+    }
+    if (key !== undefined) {
+      // Stash before the marker can reach any output; a failed stash reverts this rewrite only.
+      const put = await opts.store!.put(slot.original, slot.output.bytes);
+      if (!put.ok) {
+        return report(
+          'revert',
+          `could not stash the original (${put.reason}${put.detail ? `: ${put.detail}` : ''})`,
+        );
+      }
+    }
+    slot.current = text;
+    report('rewrite', undefined, {
+      bytesOut: byteLength(text),
+      loss: outcome.loss,
+      ...(outcome.note ? { note: outcome.note } : {}),
+      ...(key ? { key } : {}),
+    });
+  }
+}
+
+/** Appends the marker on a line of its own, keeping a trailing newline where there was one. */
+function appendLine(text: string, tag: string): string {
+  if (text.length === 0) return tag;
+  return text.endsWith('\n') ? `${text}${tag}\n` : `${text}\n${tag}`;
+}
+
+function contractProblem(component: Component, o: unknown): string | undefined {
+  if (!o || typeof o !== 'object') return 'returned no outcome';
+  const outcome = o as Outcome;
+  if (outcome.kind === 'skip')
+    return typeof outcome.gate === 'string' ? undefined : 'skip without a gate name';
+  if (outcome.kind !== 'rewrite') return 'returned an unknown outcome kind';
+  if (typeof outcome.text !== 'string') return 'rewrite without text';
+  if (!['none', 'tail', 'whole'].includes(outcome.loss))
+    return `unknown loss ${JSON.stringify(outcome.loss)}`;
+  if (!component.lossy && outcome.loss !== 'none')
+    return `lossless component reported loss '${outcome.loss}'`;
+  const slots = outcome.text.split(MARKER_SLOT).length - 1;
+  if (slots > 1) return 'placed more than one marker slot';
+  if (slots === 1 && outcome.loss === 'none') return 'placed a marker slot in a lossless rewrite';
+  if (hasMarker(outcome.text.replace(MARKER_SLOT, ''))) return 'wrote a marker itself';
+  return undefined;
+}
+
+function safeApplies(component: Component, o: ToolOutput, config: unknown): boolean {
+  try {
+    return component.scope === 'output' && component.applies ? component.applies(o, config) : true;
+  } catch {
+    return false;
+  }
+}
+
+const TIMED_OUT = Symbol('timed out');
+
+type Guarded<T> = { kind: 'ok'; value: T } | { kind: 'error'; message: string };
+
+async function guarded<T>(fn: () => T | Promise<T>, timeoutMs: number): Promise<Guarded<T>> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(TIMED_OUT), timeoutMs);
+      timer.unref();
+    });
+    const value = await Promise.race([Promise.resolve().then(fn), deadline]);
+    return { kind: 'ok', value };
+  } catch (err) {
+    if (err === TIMED_OUT) return { kind: 'error', message: `timed out after ${timeoutMs} ms` };
+    return { kind: 'error', message: `threw: ${err instanceof Error ? err.message : String(err)}` };
+  } finally {
+    if (timer) clearTimeout(timer);
+  }
+}
+
+function base(
+  component: string,
+  output: string,
+  action: EventAction,
+  bytesIn: number,
+  bytesOut: number,
+  reason?: string,
+  o?: ToolOutput,
+): PipelineEvent {
+  return {
+    component,
+    output,
+    action,
+    ...(reason ? { reason } : {}),
+    bytesIn,
+    bytesOut,
+    ms: 0,
+    ...(o?.command ? { command: o.command } : {}),
+    ...(o?.toolName ? { toolName: o.toolName } : {}),
+  };
+}

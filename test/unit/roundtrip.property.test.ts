@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compactText } from '../../src/engine.js';
+import { readTranscript } from '../../src/input/read.js';
+import { markerKeys } from '../../src/store/marker.js';
+import { createTokens } from '../../src/tokens.js';
+import { MemoryStore } from '../memory-store.js';
+
+const tokens = createTokens('o200k');
+const config = {
+  components: { collapse: { max_tokens: 50, head_lines: 3, tail_lines: 2, max_line_chars: 60 } },
+};
+
+/** Text with enough lines, long lines and JSON to make every component fire sometimes. */
+const textArb = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 300 }),
+  fc
+    .array(fc.string({ unit: 'grapheme', maxLength: 120 }), { minLength: 0, maxLength: 120 })
+    .map((l) => l.join('\n')),
+  fc.array(fc.string({ unit: 'binary', maxLength: 40 }), { maxLength: 80 }).map((l) => l.join('\r\n')),
+  fc.json().map((j) => JSON.stringify(JSON.parse(j), null, 2)),
+);
+
+async function check(input: string, format: 'text' | 'openai', originals: string[]) {
+  const store = new MemoryStore();
+  const r = await compactText(input, { components: 'format,toon,collapse', config, store, format, tokens });
+  for (const key of markerKeys(r.output)) {
+    const back = store.entries.get(key)?.toString('utf8');
+    expect(originals).toContain(back);
+  }
+  if (!r.changed) expect(r.output).toBe(input);
+  const again = await compactText(r.output, {
+    components: 'format,toon,collapse',
+    config,
+    store,
+    format,
+    tokens,
+  });
+  expect(again.output).toBe(r.output);
+}
+
+describe('expand(compress(x)) == x', () => {
+  it('holds for every marker in the output of any raw text, and compress is idempotent', async () => {
+    await fc.assert(
+      fc.asyncProperty(textArb, (text) => check(text, 'text', [text])),
+      { numRuns: 150 },
+    );
+  });
+
+  it('holds for every tool output of any OpenAI request body', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(textArb, { minLength: 1, maxLength: 4 }), async (texts) => {
+        const messages: unknown[] = [{ role: 'user', content: 'task' }];
+        texts.forEach((t, i) => {
+          messages.push({
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: `c${i}`, type: 'function', function: { name: 'bash', arguments: '{"command":"ls"}' } },
+            ],
+          });
+          messages.push({ role: 'tool', tool_call_id: `c${i}`, content: t });
+        });
+        const body = JSON.stringify({ model: 'gpt-4o', messages });
+        await check(body, 'openai', texts);
+        const out = await compactText(body, {
+          components: 'format,toon,collapse',
+          config,
+          store: new MemoryStore(),
+          format: 'openai',
+          tokens,
+        });
+        expect(readTranscript(out.output, 'openai', {}).outputs).toHaveLength(texts.length);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
