@@ -16,7 +16,8 @@ export class MemoryStore implements Store {
     return this.canWrite;
   }
   async put(original: string, given?: Uint8Array): Promise<PutResult> {
-    if (given && !Buffer.from(given).equals(Buffer.from(original, 'utf8'))) throw new Error('bytes do not match text');
+    if (given && !Buffer.from(given).equals(Buffer.from(original, 'utf8')))
+      throw new Error('bytes do not match text');
     this.puts++;
     const key = keyOf(original);
     if (!this.canWrite) return { ok: false, key, reason: 'unwritable' };
