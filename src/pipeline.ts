@@ -23,7 +23,7 @@ import type { Transcript } from './input/transcript.js';
 import { keyOf } from './store/keys.js';
 import { DEFAULT_HINT, hasMarker, hint, marker } from './store/marker.js';
 import type { Store } from './store/store.js';
-import { byteLength, type Tokens } from './tokens.js';
+import { byteLength, MAX_TOKEN_BYTES, type Tokens } from './tokens.js';
 
 export interface Stage {
   component: Component;
@@ -195,17 +195,28 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
 
     let text = outcome.text;
     let key: string | undefined;
-    if (outcome.loss !== 'none') {
+    if (outcome.loss === 'none') {
+      if (text === slot.current) return report('skip', 'no change');
+      if (!(await opts.tokens.fewer(text, slot.current))) {
+        return report('revert', 'not fewer tokens than its input', {
+          bytesOut: byteLength(text),
+          note: outcome.note,
+        });
+      }
+    } else {
+      // Decided before the key is known, with the marker's worst case: the same component input then
+      // gets the same decision whatever original it came from, which keeps cg(cg(x)) == cg(x).
+      const bare = text.includes(MARKER_SLOT) ? text.replace(MARKER_SLOT, '') : appendLine(text, '');
+      const bound = tagBound(template, outcome.expandArgs);
+      if (!(await fewerWithTag(opts.tokens, bare, bound, slot.current))) {
+        return report('revert', 'not fewer tokens than its input', {
+          bytesOut: byteLength(bare),
+          note: outcome.note,
+        });
+      }
       key = keyOf(slot.output.bytes ?? slot.original);
       const tag = marker(key) + hint(template, key, outcome.expandArgs);
       text = text.includes(MARKER_SLOT) ? text.replace(MARKER_SLOT, () => tag) : appendLine(text, tag);
-    }
-    if (text === slot.current) return report('skip', 'no change');
-    if (!(await opts.tokens.fewer(text, slot.current))) {
-      return report('revert', 'not fewer tokens than its input', {
-        bytesOut: byteLength(text),
-        note: outcome.note,
-      });
     }
     if (key !== undefined) {
       // Stash before the marker can reach any output; a failed stash reverts this rewrite only.
@@ -225,6 +236,38 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
       ...(key ? { key } : {}),
     });
   }
+}
+
+interface TagBound {
+  /** The tag with a placeholder key: its bytes bound its tokens whatever the key. */
+  sample: string;
+  /** The tag with the key removed, and how many times the key appears in it. */
+  keyless: string;
+  keys: number;
+}
+
+const KEY_PLACEHOLDER = '0000000000000000';
+
+function tagBound(template: string, args: string | undefined): TagBound {
+  const sample = marker(KEY_PLACEHOLDER) + hint(template, KEY_PLACEHOLDER, args);
+  return {
+    sample,
+    keyless: marker('') + hint(template, '', args),
+    keys: sample.split(KEY_PLACEHOLDER).length - 1,
+  };
+}
+
+/**
+ * Whether bare text plus a marker tag (any key) is strictly fewer tokens than the input. A key is 16
+ * hex digits, at most 16 tokens; two slack tokens cover the seams where the tag joins the text.
+ */
+async function fewerWithTag(tokens: Tokens, bare: string, tag: TagBound, input: string): Promise<boolean> {
+  const inputBytes = byteLength(input);
+  const upperBytes = byteLength(bare) + byteLength(tag.sample);
+  if (upperBytes < Math.ceil(inputBytes / MAX_TOKEN_BYTES)) return true;
+  if (Math.ceil(upperBytes / MAX_TOKEN_BYTES) >= inputBytes) return false;
+  const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + 16 * tag.keys + 2;
+  return upper < (await tokens.count(input));
 }
 
 /** Appends the marker on a line of its own, keeping a trailing newline where there was one. */

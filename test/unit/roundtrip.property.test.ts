@@ -47,6 +47,12 @@ describe('expand(compress(x)) == x', () => {
     );
   });
 
+  it('stays idempotent when a borderline collapse follows a lossless compaction (regression)', async () => {
+    const text =
+      '{\n  "": false,\n  "$": "`i",\n  "^*\'QY": false,\n  "aP/ z": "oF*;M@9",\n  "k}tk=": null,\n  "#": null,\n  "!\\"Gele": -2.5e-323\n}';
+    await check(text, 'text', [text]);
+  });
+
   it('holds for every tool output of any OpenAI request body', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(textArb, { minLength: 1, maxLength: 4 }), async (texts) => {
