@@ -4,6 +4,7 @@
  * 'transcript') and returns outcomes. It never writes to the store, never counts the final marker,
  * and never decides whether a rewrite is kept: the pipeline owns every gate (DESIGN §1).
  */
+import type { CompiledFilter } from './dsl/types.js';
 import type { Tokens } from './tokens.js';
 
 /** What a rewrite dropped: nothing, one clean contiguous tail, or anything else. */
@@ -57,8 +58,15 @@ export interface MessageView {
   text: string;
 }
 
+/** Finds the declarative filter for an output (see src/dsl/types.ts); loads filter files lazily. */
+export interface FilterSource {
+  select(command: string | undefined, text: string): Promise<CompiledFilter | undefined>;
+}
+
 export interface RunContext {
   tokens: Tokens;
+  /** The filters available to this run (absent in contexts without filters, e.g. some tests). */
+  filters?: FilterSource;
   /** The user's --query, or one built from the transcript. */
   query?: string;
   /** Source language hint (--lang). */

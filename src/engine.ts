@@ -3,7 +3,7 @@
  * It knows nothing of stdin, stdout or exit codes; byte-level gates (binary input, CG_DISABLE,
  * redirected output) belong to the callers that see bytes.
  */
-import type { InputFormat } from './component.js';
+import type { FilterSource, InputFormat } from './component.js';
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
 import { readTranscript } from './input/read.js';
 import type { FormatChoice } from './input/transcript.js';
@@ -30,6 +30,8 @@ export interface CompactOptions {
   onEvent?: (e: PipelineEvent) => void;
   /** Called once the input format and component list are known, before any component runs. */
   onPlan?: (plan: { format: InputFormat; source: string; notes: string[]; components: string[] }) => void;
+  /** Declarative filters for cmdfilter (the CLI passes the lookup order of DESIGN §5). */
+  filters?: FilterSource;
   /** Reuse a token counter across calls (it caches counts). */
   tokens?: Tokens;
 }
@@ -82,6 +84,7 @@ export async function compactText(input: string, options: CompactOptions): Promi
     ...(options.query !== undefined ? { query: options.query } : {}),
     ...(options.lang !== undefined ? { lang: options.lang } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.filters ? { filters: options.filters } : {}),
   });
   const output = rewrites.size > 0 ? transcript.write(rewrites) : input;
   return { output, changed: rewrites.size > 0, format: transcript.format, events, source, notes };

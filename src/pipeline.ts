@@ -12,6 +12,7 @@
  */
 import {
   type Component,
+  type FilterSource,
   type Loss,
   MARKER_SLOT,
   type Outcome,
@@ -39,6 +40,7 @@ export interface PipelineOptions {
   hintTemplate?: string;
   query?: string;
   lang?: string;
+  filters?: FilterSource;
   /** Per-component deadline for asynchronous work. */
   timeoutMs?: number;
   /** Called once per decision, for --verbose. */
@@ -100,6 +102,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     messages: t.messages,
     ...(opts.query !== undefined ? { query: opts.query } : {}),
     ...(opts.lang !== undefined ? { lang: opts.lang } : {}),
+    ...(opts.filters !== undefined ? { filters: opts.filters } : {}),
   };
   const template = opts.hintTemplate ?? DEFAULT_HINT;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
