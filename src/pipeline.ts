@@ -64,6 +64,9 @@ export interface PipelineEvent {
   ms: number;
   command?: string;
   toolName?: string;
+  /** For rewrites: the text the component got and the text kept (references, not copies). */
+  before?: string;
+  after?: string;
 }
 
 export interface PipelineResult {
@@ -231,8 +234,11 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
         );
       }
     }
+    const before = slot.current;
     slot.current = text;
     report('rewrite', undefined, {
+      before,
+      after: text,
       bytesOut: byteLength(text),
       loss: outcome.loss,
       ...(outcome.note ? { note: outcome.note } : {}),
