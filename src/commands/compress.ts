@@ -35,9 +35,31 @@ export async function compressCommand(flags: CompressFlags): Promise<number> {
   if (stdoutIsRegularFile() && !flags.force) {
     return passthrough(input, flags, 'stdout is a regular file: writing raw (use --force to compact)');
   }
-  if (input.length === 0) return 0;
-  if (!isRewritableText(input))
-    return passthrough(input, flags, 'input is binary or not UTF-8: passing through');
+  await compactAndWrite(input, flags);
+  return 0;
+}
+
+/** What a compaction did, for callers that report on it (cg run's footer). */
+export interface CompactReport {
+  events: PipelineEvent[];
+  input: string;
+  output: string;
+  changed: boolean;
+}
+
+/**
+ * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
+ * default command and `cg run`; the caller has already handled CG_DISABLE and raw output.
+ */
+export async function compactAndWrite(
+  input: Buffer,
+  flags: CompressFlags,
+): Promise<CompactReport | undefined> {
+  if (input.length === 0) return undefined;
+  if (!isRewritableText(input)) {
+    await passthrough(input, flags, 'input is binary or not UTF-8: passing through');
+    return undefined;
+  }
 
   const config = await loadConfig(flags.config);
   const text = input.toString('utf8');
@@ -71,13 +93,13 @@ export async function compressCommand(flags: CompressFlags): Promise<number> {
       `internal error, input passed through unchanged: ${err instanceof Error ? err.message : String(err)}`,
     );
     await writeOut(input);
-    return 0;
+    return undefined;
   }
   if (result.changed) await writeOut(result.output);
   else await writeOut(input);
   if (flags.explain)
     process.stderr.write(await explainTable(events, text, result.output, config.tokenizer, flags.tokenizer));
-  return 0;
+  return { events, input: text, output: result.output, changed: result.changed };
 }
 
 async function passthrough(input: Buffer, flags: CompressFlags, why: string): Promise<number> {
