@@ -25,6 +25,14 @@ Environment:
   CG_CONFIG        config file to use (else ./.cg.yaml, then $XDG_CONFIG_HOME/cg/config.yaml)
 `;
 
+const RUN_EXAMPLES = `
+Examples:
+  cg run -- pytest -q                       failures and the summary, the rest behind a marker
+  cg run -- cargo build                     exit code is cargo's own
+  cg run --shell 'make 2>&1 | tail -50'     a pipeline, run by sh -c
+  cg run --raw -- git log                   unchanged output
+`;
+
 export async function buildProgram(setExit: (code: number) => void): Promise<Command> {
   const { Command, Option } = await import('commander');
   const program = new Command('cg')
@@ -36,30 +44,57 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
     .configureOutput({
       outputError: (str, write) => write(`cg: ${str.replace(/^error: /, '')}`),
     })
+    .enablePositionalOptions()
     .exitOverride();
 
-  program
-    .command('compress', { isDefault: true })
-    .description('read stdin (command output or an LLM request body), write the compacted version to stdout')
-    .option('-p, --preset <name>', 'component preset (default: shell for text, balanced for request bodies)')
-    .option('-c, --components <list>', 'explicit comma-separated component list, instead of a preset')
-    .option(
-      '--config <file>',
-      'config file (default: $CG_CONFIG, ./.cg.yaml, $XDG_CONFIG_HOME/cg/config.yaml)',
-    )
-    .addOption(new Option('-f, --format <format>', 'input format').choices(FORMAT_CHOICES).default('auto'))
-    .option('--command <cmd>', 'the command that produced the text (selects filters)')
-    .option('-q, --query <text>', 'what the agent is looking for (query-aware components)')
-    .option('--lang <lang>', 'source language of the input (code components)')
-    .addOption(new Option('--tokenizer <name>', 'tokenizer for token decisions').choices(TOKENIZERS))
-    .option('--no-store', 'do not stash originals: lossless components only')
-    .option('-v, --verbose', 'one line per component decision on stderr')
-    .option('--explain', 'a table of what each component did, on stderr')
-    .option('--force', 'compact even when stdout is a regular file')
+  /** Options shared by every command that compacts output (compress and run). */
+  const compactOptions = (cmd: Command): Command =>
+    cmd
+      .option(
+        '-p, --preset <name>',
+        'component preset (default: shell for text, balanced for request bodies)',
+      )
+      .option('-c, --components <list>', 'explicit comma-separated component list, instead of a preset')
+      .option(
+        '--config <file>',
+        'config file (default: $CG_CONFIG, ./.cg.yaml, $XDG_CONFIG_HOME/cg/config.yaml)',
+      )
+      .option('-q, --query <text>', 'what the agent is looking for (query-aware components)')
+      .option('--lang <lang>', 'source language of the input (code components)')
+      .addOption(new Option('--tokenizer <name>', 'tokenizer for token decisions').choices(TOKENIZERS))
+      .option('--no-store', 'do not stash originals: lossless components only')
+      .option('-v, --verbose', 'one line per component decision on stderr')
+      .option('--explain', 'a table of what each component did, on stderr')
+      .option('--force', 'compact even when stdout is a regular file');
+
+  compactOptions(
+    program
+      .command('compress', { isDefault: true })
+      .description(
+        'read stdin (command output or an LLM request body), write the compacted version to stdout',
+      )
+      .addOption(new Option('-f, --format <format>', 'input format').choices(FORMAT_CHOICES).default('auto'))
+      .option('--command <cmd>', 'the command that produced the text (selects filters)'),
+  )
     .addHelpText('after', EXAMPLES)
     .action(async (flags) => {
       const { compressCommand } = await import('./commands/compress.js');
       setExit(await compressCommand(flags));
+    });
+
+  compactOptions(
+    program
+      .command('run')
+      .description("run a command and compact its output; the command's exit code is kept")
+      .argument('[command...]', 'the command and its arguments (after --)')
+      .option('--shell <script>', 'run a shell script instead (sh -c), e.g. --shell "make 2>&1 | tee log"')
+      .option('--raw', 'print the output unchanged'),
+  )
+    .passThroughOptions()
+    .addHelpText('after', RUN_EXAMPLES)
+    .action(async (argv: string[], flags) => {
+      const { runSubcommand } = await import('./commands/run.js');
+      setExit(await runSubcommand(argv, flags));
     });
 
   program
