@@ -1,13 +1,13 @@
 /**
  * The compiled-filter contract shared by the DSL engine, the `cmdfilter` component, `cg filters` and
- * the build step that pre-compiles the builtins. A filter file is YAML:
+ * the build step that pre-compiles the builtins. A filter file is YAML (unknown fields are errors):
  *
  *   schema_version: 1
  *   filters:
- *     pytest:                       # the filter's name (unique across every source)
+ *     pytest:                       # the filter's name (letters, digits, _ - .; unique per source)
  *       description: pytest runs: failures, errors and the summary
- *       match: '^\$ (python3? -m )?pytest\b'   # RE2, tested against the selector
- *       priority: 50                # higher is tried first; ties by name
+ *       match: '^\$ (python3? -m )?pytest\b'   # RE2, tested against the selector (required)
+ *       priority: 50                # higher is tried first; ties by name (default 0)
  *       strip_ansi: true
  *       replace: [{ pattern: '…', replacement: '…$1' }]
  *       match_output: [{ pattern: '…', message: 'all 312 tests passed', unless: '…' }]
@@ -18,10 +18,45 @@
  *       max_lines: 200
  *       on_empty: 'pytest: no output'
  *       tests:
- *         - { name: noisy success, input: "…", expected: "…" }
+ *         - { name: noisy success, command: 'pytest -q', input: "…", expected: "…" }
  *
  * The selector is `$ <command>` on its first line when the command is known, followed by the first
- * few non-empty lines of the output.
+ * 5 non-blank lines of the output (ANSI codes and \r removed). Sources are tried in lookup order
+ * (--filters FILE, trusted ./.cg/filters, $XDG_CONFIG_HOME/cg/filters, builtins), and within one
+ * source by priority then name; the first match wins.
+ *
+ * Semantics every filter author needs (stages run in this order on lines split at "\n"; a "\r"
+ * before it is part of the line ending, never of the content the regexes see):
+ *   - Regexes are RE2 (https://github.com/google/re2/wiki/Syntax): no look-around, no
+ *     back-references (rejected at load). All are compiled with (?m): `^`/`$` match at line starts
+ *     and ends in the multi-line selector and match_output text; `\A` is the start of the text (the
+ *     `$ command` line when there is one). `(?i)` makes a pattern case-insensitive.
+ *   - strip_ansi: removes ANSI escape sequences (colours, cursor moves, OSC links).
+ *   - replace: per line, every rule in order over every line (chained); unanchored, all matches
+ *     replaced; `$1`, `$<name>`, `$&` in the replacement, `$$` for a literal `$`.
+ *   - match_output: the lines joined by "\n" are searched (unanchored) for `pattern`; the first rule
+ *     that finds it, and whose `unless` (if any) does not, replaces the whole output with `message`;
+ *     stages 4–8 are skipped.
+ *   - strip_lines_matching drops every line any of its regexes finds (unanchored search);
+ *     keep_lines_matching keeps only those lines.
+ *   - truncate_lines_at N (≥ 4): a line longer than N characters (code points) becomes its first
+ *     N-3 characters + "...", so exactly N.
+ *   - head_lines H / tail_lines T: when there are more than H+T lines, the first H and last T stay
+ *     with one line `... (K lines omitted)` between them (only head: it ends the text; only tail: it
+ *     starts it).
+ *   - max_lines M: when more than M lines are left, the first M stay, then `... (K lines omitted)`.
+ *   - on_empty: the message when nothing but blank lines is left (also for an empty input).
+ *   - The output ends with a newline exactly when the input does (messages included).
+ *   - Loss: none when the output equals the input; tail when it is input lines 1..k unchanged plus
+ *     at most one trailing omission line (then K counts exactly the input lines dropped and the
+ *     hint reads `cg expand KEY --lines k+1-`); whole otherwise.
+ *   - tests: each runs the filter on `input` and compares with `expected` exactly, except that
+ *     trailing newlines are ignored. `command` (optional) is the command the input came from; the
+ *     class-wide builtin tests check that `$ <command>` + the input selects this very filter (without
+ *     `command`, a test name starting with "$ " is used as the command line, else the input alone).
+ *     Builtins need ≥ 2 tests, expected no larger than input, and every input line with an error
+ *     signal (see test/unit/dsl/builtins.test.ts) kept in expected, changed at most by strip_ansi,
+ *     trailing-space trimming or truncate_lines_at.
  */
 import type { Loss } from '../component.js';
 
@@ -38,6 +73,8 @@ export interface FilterTest {
   name: string;
   input: string;
   expected: string;
+  /** The command that produced input (the selector's `$ <command>` line), for routing checks. */
+  command?: string;
 }
 
 /** Where a filter came from: a builtin family, a --filters file, a project or user directory. */

@@ -1,0 +1,104 @@
+/**
+ * cmdfilter — lossy: applies the declarative filter (src/dsl/) that the output's selector picks —
+ * `$ <command>` when the command is known (--command, `cg run`, the matching tool call), then the
+ * first output lines. The filter's result is the rewrite; the pipeline stashes the original, adds
+ * the marker and keeps the rewrite only when it is fewer tokens.
+ *
+ * A tail cut (the filter kept lines 1..k untouched and dropped the rest) gets a hint naming the cut,
+ * `cg expand KEY --lines k+1-`, with the marker on the omission line; any other loss gets the plain
+ * hint on a line of its own. An unchanged output is skipped.
+ *
+ * min_tokens (default 50): below it the marker and hint (≈ 30 tokens) would eat most of what any
+ * filter could save, and skipping spares loading filter files and re2js for small outputs — the
+ * common `echo hi | cg` start-up path never reaches them. It is judged on an estimate of 4 UTF-8
+ * bytes a token, never an exact count: loading the tokenizer (~0.4 s) to decide whether to try a
+ * filter would cost more than the filter saves on small outputs.
+ */
+import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
+import { byteLength } from '../tokens.js';
+import { integer, mapping, stringList } from '../validate.js';
+
+export interface CmdfilterConfig {
+  /** Outputs with fewer tokens (estimated at 4 bytes a token) are left alone. */
+  min_tokens: number;
+  /** Filter names never to apply (the next matching filter is used instead). */
+  disabled: string[];
+}
+
+const DEFAULTS: CmdfilterConfig = { min_tokens: 50, disabled: [] };
+const BYTES_PER_TOKEN = 4;
+
+export const cmdfilter: OutputComponent<CmdfilterConfig> = {
+  name: 'cmdfilter',
+  lossy: true,
+  scope: 'output',
+  summary: "Apply the declarative filter for the output's command (builtin, user, project or --filters YAML)",
+  defaults: DEFAULTS,
+
+  parseConfig(raw: unknown): CmdfilterConfig {
+    const m = mapping(raw, '', ['min_tokens', 'disabled']);
+    return {
+      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
+      disabled: stringList(m.disabled, 'disabled', DEFAULTS.disabled),
+    };
+  },
+
+  applies(o, cfg) {
+    // A UTF-16 unit is at most 3 UTF-8 bytes: texts this short are under min_tokens for sure.
+    return o.text.length > 0 && o.text.length * 3 >= cfg.min_tokens * BYTES_PER_TOKEN;
+  },
+
+  async run(o, cfg, ctx): Promise<Outcome> {
+    if (!ctx.filters) return { kind: 'skip', gate: 'no filters in this context' };
+    if (byteLength(o.text) < cfg.min_tokens * BYTES_PER_TOKEN)
+      return { kind: 'skip', gate: 'under min_tokens' };
+    const filter = await ctx.filters.select(o.command, o.text, { exclude: cfg.disabled });
+    if (!filter) return { kind: 'skip', gate: 'no filter matches' };
+    const r = filter.run(o.text);
+    if (r.loss === 'none' || r.text === o.text)
+      return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
+    if (r.loss === 'tail' && r.tailFrom !== undefined) {
+      const kept = r.tailFrom - 1;
+      return {
+        kind: 'rewrite',
+        text: withSlotOnOmission(r.text),
+        loss: 'tail',
+        expandArgs: `--lines ${r.tailFrom}-`,
+        note: `filter ${filter.name}: kept lines 1-${kept}, cut the rest`,
+      };
+    }
+    return {
+      kind: 'rewrite',
+      text: withSlotOnOmission(r.text, false),
+      loss: 'whole',
+      note: `filter ${filter.name}: ${countLines(o.text)} → ${countLines(r.text)} lines`,
+    };
+  },
+};
+
+const OMISSION_RE = /^\.\.\. \(\d+ lines omitted\)$/;
+const OMISSION_LINES_RE = /^\.\.\. \(\d+ lines omitted\)(?=\r?$)/gm;
+
+/**
+ * Puts the marker slot at the end of the omission line — the last line for a tail cut, the only
+ * one otherwise — so the hint sits where lines are missing. Without one, the pipeline appends the
+ * marker on a line of its own.
+ */
+function withSlotOnOmission(text: string, tail = true): string {
+  let at = -1;
+  if (tail) {
+    const body = text.endsWith('\n') ? text.slice(0, text.endsWith('\r\n') ? -2 : -1) : text;
+    if (OMISSION_RE.test(body.slice(body.lastIndexOf('\n') + 1))) at = body.length;
+  } else {
+    const found = [...text.matchAll(OMISSION_LINES_RE)];
+    if (found.length === 1) at = found[0]!.index! + found[0]![0].length;
+  }
+  return at === -1 ? text : `${text.slice(0, at)} ${MARKER_SLOT}${text.slice(at)}`;
+}
+
+function countLines(text: string): number {
+  if (text === '') return 0;
+  let n = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
+  return text.endsWith('\n') ? n - 1 : n;
+}

@@ -1,0 +1,129 @@
+/**
+ * FilterDef → CompiledFilter. The stages (stages.ts) run in their fixed order; this module only
+ * turns the spec's patterns into the predicates and rewriters they take.
+ *
+ * Regexes compile through regex.ts (RE2, memoised per process). `eager` compiles every pattern now,
+ * so a bad one is a load error naming file, filter and field (user, project and --filters files).
+ * Without it (builtins, validated at build time) a pattern compiles on first use, and not even then
+ * when its prefilter (regex.ts) shows it cannot match the text at hand: compiling costs
+ * milliseconds, and choosing among 40 filters must not compile 40 selectors and bodies. Either way
+ * re2js must be loaded (loadRe2) before matches() or run() is called; the registry sees to it.
+ */
+
+import { compileRegex, mayMatch, type PatternSite } from './regex.js';
+import type { FilterDef, FilterSpec } from './schema.js';
+import {
+  classify,
+  type Doc,
+  filterLines,
+  headTail,
+  joinLines,
+  matchOutput,
+  maxLines,
+  messageDoc,
+  type OutputRule,
+  onEmpty,
+  replaceLines,
+  splitLines,
+  stripAnsi,
+  truncateLines,
+} from './stages.js';
+import type { CompiledFilter, FilterResult, FilterSourceKind } from './types.js';
+
+export interface CompileOptions {
+  kind: FilterSourceKind;
+  /** Compile (and so validate) every regex now. */
+  eager: boolean;
+}
+
+type Site = (field: string) => PatternSite;
+
+export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFilter {
+  const { spec, file } = def;
+  const site: Site = (field) => ({ file, path: `filters.${spec.name}.${field}` });
+  if (opts.eager) for (const [pattern, field] of patternsOf(spec)) compileRegex(pattern, site(field));
+  return {
+    name: spec.name,
+    description: spec.description,
+    priority: spec.priority,
+    sourceKind: opts.kind,
+    source: file,
+    // Getters: a builtin's tests and YAML are read from disk only when asked for (show, verify).
+    get tests() {
+      return spec.tests;
+    },
+    get yaml() {
+      return def.yaml;
+    },
+    matches: (s) => mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s),
+    run: (text) => runSpec(spec, site, text),
+  };
+}
+
+/** Every pattern of a filter with its field path. */
+export function patternsOf(spec: FilterSpec): [string, string][] {
+  const out: [string, string][] = [[spec.match, 'match']];
+  spec.replace.forEach((r, i) => {
+    out.push([r.pattern, `replace[${i}].pattern`]);
+  });
+  spec.match_output.forEach((r, i) => {
+    out.push([r.pattern, `match_output[${i}].pattern`]);
+    if (r.unless !== undefined) out.push([r.unless, `match_output[${i}].unless`]);
+  });
+  const field = spec.strip_lines_matching ? 'strip_lines_matching' : 'keep_lines_matching';
+  (spec.strip_lines_matching ?? spec.keep_lines_matching ?? []).forEach((p, i) => {
+    out.push([p, `${field}[${i}]`]);
+  });
+  return out;
+}
+
+const blobOf = (doc: Doc) => doc.lines.map((l) => l.text).join('\n');
+
+/** The 8 stages in order; a match_output hit short-circuits stages 4–8. */
+function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
+  const start = splitLines(input);
+  const total = start.lines.length;
+  let doc: Doc = start;
+  if (spec.strip_ansi) doc = stripAnsi(doc);
+
+  if (spec.replace.length > 0) {
+    // A rule that cannot match the text is skipped — until one applies: later rules may match
+    // what an earlier replacement wrote, so from there on every rule runs.
+    const text = doc === start ? input : joinLines(doc);
+    const rules: ((line: string) => string)[] = [];
+    spec.replace.forEach((r, i) => {
+      if (rules.length === 0 && !mayMatch(r.pattern, text)) return;
+      const re = compileRegex(r.pattern, site(`replace[${i}].pattern`));
+      // JS replacement syntax ($1, $<name>, $&, $$), expanded by re2js as String.replace would.
+      rules.push((line) => (re.test(line) ? re.matcher(line).replaceAll(r.replacement) : line));
+    });
+    doc = replaceLines(doc, rules);
+  }
+
+  if (spec.match_output.length > 0) {
+    const test = (pattern: string, field: string) => (blob: string) =>
+      mayMatch(pattern, blob) && compileRegex(pattern, site(field)).test(blob);
+    const rules = spec.match_output.map((r, i): OutputRule => {
+      const rule: OutputRule = { test: test(r.pattern, `match_output[${i}].pattern`), message: r.message };
+      if (r.unless !== undefined) rule.unless = test(r.unless, `match_output[${i}].unless`);
+      return rule;
+    });
+    const message = matchOutput(doc, rules);
+    if (message !== undefined) return classify(input, total, messageDoc(doc, message));
+  }
+
+  const list = spec.strip_lines_matching ?? spec.keep_lines_matching;
+  if (list) {
+    const field = spec.strip_lines_matching ? 'strip_lines_matching' : 'keep_lines_matching';
+    const blob = blobOf(doc);
+    const res = list.flatMap((p, i) => (mayMatch(p, blob) ? [compileRegex(p, site(`${field}[${i}]`))] : []));
+    doc = filterLines(doc, (line) => res.some((re) => re.test(line)), spec.keep_lines_matching !== undefined);
+  }
+  if (spec.truncate_lines_at !== undefined) doc = truncateLines(doc, spec.truncate_lines_at);
+  if (spec.head_lines !== undefined || spec.tail_lines !== undefined) {
+    doc = headTail(doc, spec.head_lines, spec.tail_lines);
+  }
+  if (spec.max_lines !== undefined) doc = maxLines(doc, spec.max_lines);
+  if (spec.on_empty !== undefined) doc = onEmpty(doc, spec.on_empty);
+  return classify(input, total, doc);
+}

@@ -1,0 +1,139 @@
+/**
+ * Class-wide rules every builtin filter (builtin-filters/*.yaml) keeps, whatever filters exist:
+ *   - every filter has at least 2 inline tests, and they pass;
+ *   - each test input routes to its own filter among all builtins: the selector is `$ <command>`
+ *     from the test's `command` field (or a test name starting with "$ ") plus the input;
+ *   - no expected output is larger (in bytes) than its input;
+ *   - no input line carrying an error signal is missing from the expected output.
+ *
+ * Error signals (case-insensitive, whole words): error(s), fail/fails/failed/failure(s),
+ * panic/panicked, fatal, exception(s), assert/assertion(s), Traceback, any word ending in Error or
+ * Exception (ValueError, NullPointerException), `npm ERR!`, and warning summaries ("3 warnings",
+ * "warnings summary"). A mention that counts zero is not a signal: "0 errors", "no failures",
+ * "failed=0". A signal line is found when the expected output has the same line after ANSI codes
+ * and trailing spaces are removed from both — or, for a filter with truncate_lines_at N, the line
+ * as truncate_lines_at would cut it. Any other change to a signal line (replace, a match_output
+ * message instead of it) fails: errors reach the agent verbatim.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { precompileBuiltins } from '../../../src/dsl/builtins.js';
+import { compileFilter, patternsOf } from '../../../src/dsl/compile.js';
+import { compileRegex, passes } from '../../../src/dsl/regex.js';
+import { byPriority, selectFilter, selectorFor } from '../../../src/dsl/registry.js';
+import { splitLines, stripAnsiText, truncateLine } from '../../../src/dsl/stages.js';
+import type { FilterTest } from '../../../src/dsl/types.js';
+import { runTests } from '../../../src/dsl/verify.js';
+import { ROOT } from '../../helpers.js';
+
+const SIGNAL =
+  /\b(?:errors?|fail(?:s|ed|ures?)?|panic(?:ked|s)?|fatal|exceptions?|assert(?:ions?|s)?|traceback)\b|\b\w+(?:error|exception)\b|npm err!|\b\d+ warnings?\b|\bwarnings? summary\b/gi;
+const ZERO_BEFORE = /\b(?:0|no|zero|without)\s+$/i;
+const ZERO_AFTER = /^\s*[:=]\s*0\b/;
+
+/** Whether a (normalised) line carries an error signal that does not count zero. */
+function hasErrorSignal(line: string): boolean {
+  for (const m of line.matchAll(SIGNAL)) {
+    const before = line.slice(0, m.index);
+    const after = line.slice(m.index + m[0].length);
+    if (ZERO_BEFORE.test(before) || ZERO_AFTER.test(after)) continue;
+    return true;
+  }
+  return false;
+}
+
+const normalise = (line: string) => stripAnsiText(line).trimEnd();
+const linesOf = (text: string) => splitLines(text).lines.map((l) => normalise(l.text));
+
+/** The command a test's input came from: its `command`, else a name starting with "$ ". */
+function commandOf(t: FilterTest): string | undefined {
+  if (t.command !== undefined) return t.command;
+  return t.name.startsWith('$ ') ? t.name.slice(2) : undefined;
+}
+
+const bundle = await precompileBuiltins(join(ROOT, 'builtin-filters'), false);
+const compiled = bundle.filters.map((def) => ({
+  def,
+  filter: compileFilter(def, { kind: 'builtin', eager: true }),
+}));
+const ordered = compiled.map((c) => c.filter).sort(byPriority);
+
+describe('builtin filters', () => {
+  it('load: every file validates and every name is unique across files', () => {
+    expect(new Set(bundle.filters.map((d) => d.spec.name)).size).toBe(bundle.filters.length);
+  });
+
+  it('classify error signals as documented', () => {
+    for (const l of [
+      'error: could not compile `x`',
+      'FAILED tests/test_a.py::test_b - AssertionError',
+      "thread 'main' panicked at src/main.rs:2:5",
+      'Traceback (most recent call last):',
+      'ValueError: bad',
+      'npm ERR! code E404',
+      '=== 1 failed, 3 passed in 0.1s ===',
+      'warning: `x` (lib) generated 3 warnings',
+      '=============== warnings summary ===============',
+      'fatal: not a git repository',
+    ]) {
+      expect(hasErrorSignal(l), l).toBe(true);
+    }
+    for (const l of [
+      'Found 0 errors. Watching for file changes.',
+      'no errors found',
+      'ok: 3 changed=1 failed=0',
+      'Collecting exceptiongroup>=1.0.0',
+      'stderr: redirected',
+      'warning: unused variable `x`',
+    ]) {
+      expect(hasErrorSignal(l), l).toBe(false);
+    }
+  });
+});
+
+for (const { def, filter } of compiled) {
+  const spec = def.spec;
+  describe(`builtin filter ${spec.name} (${def.file})`, () => {
+    it('has at least two inline tests, and they pass', () => {
+      expect(spec.tests.length).toBeGreaterThanOrEqual(2);
+      const failures = runTests(filter)
+        .filter((o) => !o.ok)
+        .map((o) => `${o.test}:\n--- expected\n${o.expected}\n--- actual\n${o.actual}`);
+      expect(failures).toEqual([]);
+    });
+
+    it.each(spec.tests.map((t) => [t.name, t] as const))('routes test "%s" to itself', (_name, t) => {
+      const chosen = selectFilter(ordered, selectorFor(commandOf(t), t.input));
+      expect(chosen?.name, `selector:\n${selectorFor(commandOf(t), t.input)}`).toBe(spec.name);
+    });
+
+    it('has prefilters that never reject a text its patterns match (on every test input)', () => {
+      for (const [pattern, field] of patternsOf(spec)) {
+        const pf = bundle.prefilters[pattern];
+        if (pf === undefined || pf === null) continue;
+        const re = compileRegex(pattern, { file: def.file, path: field });
+        for (const t of spec.tests) {
+          const texts = [selectorFor(commandOf(t), t.input), t.input, ...t.input.split('\n')];
+          for (const text of texts)
+            if (re.test(text)) expect(passes(pf, text), `${field} on ${JSON.stringify(text)}`).toBe(true);
+        }
+      }
+    });
+
+    it.each(spec.tests.map((t) => [t.name, t] as const))('does not grow test "%s"', (_name, t) => {
+      expect(Buffer.byteLength(t.expected)).toBeLessThanOrEqual(Buffer.byteLength(t.input));
+    });
+
+    it.each(spec.tests.map((t) => [t.name, t] as const))(
+      'keeps every error line of test "%s"',
+      (_name, t) => {
+        const kept = new Set(linesOf(t.expected));
+        const max = spec.truncate_lines_at;
+        const missing = linesOf(t.input).filter(
+          (l) => hasErrorSignal(l) && !kept.has(l) && !(max !== undefined && kept.has(truncateLine(l, max))),
+        );
+        expect(missing).toEqual([]);
+      },
+    );
+  });
+}

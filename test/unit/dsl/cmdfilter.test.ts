@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { parseLineRange, sliceOriginal } from '../../../src/commands/expand.js';
+import { cmdfilter } from '../../../src/components/cmdfilter.js';
+import { compactText } from '../../../src/engine.js';
+import { markerKeys } from '../../../src/store/marker.js';
+import { compileYaml, staticSource } from '../../filter-source.js';
+import { context, output } from '../../helpers.js';
+import { MemoryStore } from '../../memory-store.js';
+
+const filters = staticSource(
+  await compileYaml(`schema_version: 1
+filters:
+  tests:
+    match: '^\\$ runtests'
+    priority: 10
+    head_lines: 30
+  lint:
+    match: '^\\$ lint'
+    strip_lines_matching: ['^ok ']
+  other_lint:
+    match: '^\\$ lint'
+    head_lines: 5
+  quiet:
+    match: '^\\$ quiet'
+    head_lines: 100000
+`),
+);
+
+const lines = (n: number, f = (i: number) => `line ${i} of the test run, with some words to count`) =>
+  Array.from({ length: n }, (_, i) => `${f(i + 1)}\n`).join('');
+
+async function compact(text: string, command: string, config?: Record<string, unknown>) {
+  const store = new MemoryStore();
+  const r = await compactText(text, {
+    components: 'cmdfilter',
+    format: 'text',
+    command,
+    store,
+    filters,
+    ...(config ? { config: { components: { cmdfilter: config } } } : {}),
+  });
+  return { ...r, store };
+}
+
+describe('cmdfilter', () => {
+  it('cuts a tail with a hint naming the cut, and expand --lines N- gives exactly the dropped lines', async () => {
+    const input = lines(500);
+    const { output: out, store, events } = await compact(input, 'runtests -v');
+    const [key] = markerKeys(out);
+    expect(key).toBeDefined();
+    expect(out).toBe(
+      `${lines(30)}... (470 lines omitted) <<cg:${key}>> [full output: cg expand ${key} --lines 31-]\n`,
+    );
+    expect(events.find((e) => e.action === 'rewrite')?.loss).toBe('tail');
+    const original = store.entries.get(key!)!.toString('utf8');
+    expect(original).toBe(input);
+    expect(sliceOriginal(original, parseLineRange('31-'))).toBe(input.split('\n').slice(30).join('\n'));
+  });
+
+  it('gives any other loss the plain hint', async () => {
+    const input = lines(200, (i) => (i % 10 === 0 ? `FAIL case ${i}` : `ok case ${i} passed in 0.01s`));
+    const { output: out, store } = await compact(input, 'lint src');
+    const [key] = markerKeys(out);
+    expect(out).toBe(
+      `${lines(20, (i) => `FAIL case ${i * 10}`)}<<cg:${key}>> [full output: cg expand ${key}]\n`,
+    );
+    expect(store.entries.get(key!)!.toString('utf8')).toBe(input);
+  });
+
+  it('leaves an output alone when its filter changes nothing or no filter matches', async () => {
+    const input = lines(200);
+    for (const command of ['quiet', 'unknown-tool']) {
+      const r = await compact(input, command);
+      expect(r.changed).toBe(false);
+      expect(r.output).toBe(input);
+      expect(r.store.entries.size).toBe(0);
+    }
+  });
+
+  it('skips disabled filters and uses the next match', async () => {
+    const input = lines(200, (i) => `ok case ${i} passed in 0.01s with a long enough line`);
+    const r = await compact(input, 'lint', { disabled: ['lint'] });
+    expect(r.output).toMatch(
+      /^(ok case \d+ .*\n){5}\.\.\. \(195 lines omitted\) <<cg:[0-9a-f]{16}>> .*--lines 6-\]\n$/,
+    );
+  });
+
+  it('leaves outputs under min_tokens alone without asking for a filter', async () => {
+    let asked = 0;
+    const ctx = context({
+      filters: {
+        async select() {
+          asked++;
+          return undefined;
+        },
+      },
+    });
+    const cfg = cmdfilter.parseConfig({ min_tokens: 100 });
+    const small = output('x'.repeat(130));
+    expect(cmdfilter.applies!(small, cfg)).toBe(false);
+    expect(await cmdfilter.run(output('y'.repeat(399)), cfg, ctx)).toEqual({
+      kind: 'skip',
+      gate: 'under min_tokens',
+    });
+    expect(asked).toBe(0);
+    await cmdfilter.run(output('y'.repeat(400)), cfg, ctx);
+    expect(asked).toBe(1);
+  });
+
+  it('skips when the context has no filters', async () => {
+    expect(await cmdfilter.run(output(lines(100)), cmdfilter.defaults, context())).toEqual({
+      kind: 'skip',
+      gate: 'no filters in this context',
+    });
+  });
+
+  it('has a strict config', () => {
+    expect(cmdfilter.parseConfig({})).toEqual({ min_tokens: 50, disabled: [] });
+    expect(() => cmdfilter.parseConfig({ disabled: 'lint' })).toThrow(/disabled: expected a list of strings/);
+    expect(() => cmdfilter.parseConfig({ min_tokens: -1 })).toThrow(/min_tokens/);
+  });
+
+  it('is idempotent: its output run again changes nothing', async () => {
+    const first = await compact(lines(500), 'runtests');
+    const again = await compact(first.output, 'runtests');
+    expect(again.changed).toBe(false);
+  });
+});
