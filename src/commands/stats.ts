@@ -1,0 +1,125 @@
+/**
+ * `cg stats`: settles pending records into exact counts, reads the ledger (filtered by --since and
+ * --session) and prints the savings: a table, --json (keys listed in stats/report.ts, only ever
+ * added), or --graph. --reset deletes the ledger and pending records and says what it removed.
+ * Colour (chalk, loaded only when used) is on for a terminal, off with NO_COLOR or a pipe;
+ * FORCE_COLOR turns it on anyway.
+ */
+import { rm } from 'node:fs/promises';
+import { UsageError } from '../errors.js';
+import { writeOut } from '../io.js';
+import { removeLedgers } from '../stats/ledger.js';
+import { ledgerLocation } from '../stats/paths.js';
+import { countBad, settlePending } from '../stats/pending.js';
+import { readLedger } from '../stats/read.js';
+import { type Paint, PLAIN, renderGraph, renderTable } from '../stats/render.js';
+import { Aggregator } from '../stats/report.js';
+import { parseSince } from '../stats/since.js';
+
+export interface StatsFlags {
+  since?: string;
+  session?: string;
+  top?: string;
+  json?: boolean;
+  graph?: boolean;
+  reset?: boolean;
+}
+
+export const DEFAULT_TOP = 10;
+
+export async function statsCommand(flags: StatsFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const loc = ledgerLocation(env);
+  if (flags.reset) {
+    if (flags.since !== undefined || flags.session !== undefined) {
+      throw new UsageError(
+        'stats: --reset clears the whole ledger; it cannot be combined with --since or --session',
+      );
+    }
+    return reset(loc, !!flags.json);
+  }
+  const top = parseTop(flags.top);
+  const since = flags.since !== undefined ? parseSince(flags.since) : undefined;
+  const session = flags.session;
+
+  const settled = await settlePending(loc);
+  const agg = new Aggregator();
+  const read = await readLedger(
+    loc,
+    { ...(since !== undefined ? { since } : {}), ...(session !== undefined ? { session } : {}) },
+    agg.add,
+  );
+  const report = agg.finish({
+    top,
+    ...(since !== undefined ? { since } : {}),
+    ...(session !== undefined ? { session } : {}),
+    ledger: {
+      dir: loc.dir,
+      files: read.files,
+      bytes: read.bytes,
+      lines: read.lines,
+      badLines: read.bad,
+      duplicates: read.duplicates,
+      pendingSettled: settled.settled,
+      pendingLeft: settled.left,
+      pendingBad: await countBad(loc),
+    },
+  });
+  if (flags.json) {
+    await writeOut(`${JSON.stringify(report, null, 2)}\n`);
+    return 0;
+  }
+  const paint = await paintFor(process.stdout, env);
+  await writeOut(
+    flags.graph ? renderGraph(report, paint, process.stdout.columns ?? 80) : renderTable(report, paint, top),
+  );
+  return 0;
+}
+
+function parseTop(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_TOP;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
+    throw new UsageError(`--top: expected a positive whole number, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+async function reset(loc: ReturnType<typeof ledgerLocation>, json: boolean): Promise<number> {
+  const removed = await removeLedgers(loc);
+  let pending = 0;
+  try {
+    const { readdir } = await import('node:fs/promises');
+    pending = (await readdir(loc.pending)).filter((n) => !n.startsWith('.')).length;
+  } catch {
+    // no pending directory: nothing to count
+  }
+  await rm(loc.pending, { recursive: true, force: true });
+  if (json) {
+    await writeOut(
+      `${JSON.stringify({ removed: { events: removed.lines, files: removed.files, bytes: removed.bytes, pending }, dir: loc.dir }, null, 2)}\n`,
+    );
+  } else {
+    await writeOut(
+      `cg stats: removed ${removed.lines.toLocaleString('en-US')} events (${removed.files} ledger file${removed.files === 1 ? '' : 's'}, ${removed.bytes.toLocaleString('en-US')} bytes) and ${pending} pending record${pending === 1 ? '' : 's'} from ${loc.dir}\n`,
+    );
+  }
+  return 0;
+}
+
+export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0' && env.FORCE_COLOR !== 'false') return true;
+  return !!stream.isTTY;
+}
+
+async function paintFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Promise<Paint> {
+  if (!colorEnabled(stream, env)) return PLAIN;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  return {
+    bold: (s) => chalk.bold(s),
+    dim: (s) => chalk.dim(s),
+    green: (s) => chalk.green(s),
+    yellow: (s) => chalk.yellow(s),
+    cyan: (s) => chalk.cyan(s),
+  };
+}

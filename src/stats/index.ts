@@ -1,0 +1,11 @@
+/**
+ * The stats API the rest of cg uses (see README "Savings"). Call sites await these after their
+ * output is written; none of them throws.
+ *
+ *   recordCompaction(events, meta)  compress and `cg run`: one call per run
+ *   recordExpand(record)            `cg expand`: one call per key served or missed
+ *   countRun(events, tokens)        exact counts for the footer (pass them on as meta.counts)
+ *   footerLine(counts)              `cg: 12,345 → 1,234 tokens (−90%) · cg expand KEY`
+ */
+export { countRun, footerLine, type RunCounts } from './footer.js';
+export { type ExpandRecord, type RecordMeta, recordCompaction, recordExpand } from './record.js';

@@ -1,0 +1,145 @@
+/**
+ * The append-only ledger files: safe appends from many processes at once, and rotation.
+ *
+ * Appending. Each batch of whole lines is one write(2) on a descriptor opened with O_APPEND: the
+ * kernel moves to the end and writes under the inode lock, so concurrent batches never interleave
+ * and never overwrite each other on a local filesystem (regular files are not pipes: PIPE_BUF does
+ * not apply, but to stay safe on filesystems with weaker guarantees a batch is split, on line
+ * boundaries, into writes of at most MAX_WRITE bytes, and lines themselves are capped in line.ts).
+ * Node's promise-based appendFile writes in 512 KiB pieces and retries short writes; that is why this
+ * module calls fs.write once on the whole buffer instead. A short write (disk full) leaves the rest
+ * of the batch unwritten rather than retried at a moved offset, and the reader skips a torn line.
+ *
+ * Rotation. After an append, when the live file is over the limit, it is renamed to
+ * ledger.<stamp>.jsonl (a name no other process can pick, so two rotators never overwrite each
+ * other: the loser renames a fresh small file, or finds none) and the oldest rotated files beyond
+ * `keep` are removed. A writer that opened the live file just before the rename writes into the
+ * rotated file, which readers still cover: no line is lost. Rotation drops history only by design,
+ * when more than `keep` files have filled.
+ */
+import { write as writeCb } from 'node:fs';
+import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LEDGER_FILE_RE, type LedgerLocation, LIVE_NAME } from './paths.js';
+
+/** Far below any filesystem's atomic-append limit that matters here, and above any real batch. */
+export const MAX_WRITE = 64 * 1024;
+
+let rotateCounter = 0;
+
+/** Appends whole lines (without newlines) as one write per ≤ MAX_WRITE chunk. */
+export async function appendLines(loc: LedgerLocation, lines: readonly string[]): Promise<void> {
+  if (lines.length === 0) return;
+  let size: number;
+  try {
+    size = await appendChunks(loc.live, lines);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    await mkdir(loc.dir, { recursive: true, mode: 0o700 });
+    size = await appendChunks(loc.live, lines);
+  }
+  if (size > loc.rotateBytes) await rotate(loc);
+}
+
+async function appendChunks(path: string, lines: readonly string[]): Promise<number> {
+  const fh = await open(path, 'a', 0o600);
+  try {
+    for (const chunk of chunks(lines)) await writeOnce(fh.fd, Buffer.from(chunk, 'utf8'));
+    return (await fh.stat()).size;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Batches of whole lines, each under MAX_WRITE bytes (a longer single line goes alone). */
+function* chunks(lines: readonly string[]): Generator<string> {
+  let current = '';
+  for (const line of lines) {
+    const next = `${line}\n`;
+    if (current && Buffer.byteLength(current) + Buffer.byteLength(next) > MAX_WRITE) {
+      yield current;
+      current = '';
+    }
+    current += next;
+  }
+  if (current) yield current;
+}
+
+/** Exactly one write(2): no retry of a short write at a later, possibly foreign, offset. */
+function writeOnce(fd: number, buf: Buffer): Promise<void> {
+  return new Promise((resolve, reject) =>
+    writeCb(fd, buf, 0, buf.length, null, (err) => (err ? reject(err) : resolve())),
+  );
+}
+
+/** Rotated ledgers, oldest first (their stamps sort by time), then the live one. */
+export async function ledgerFiles(loc: LedgerLocation): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(loc.dir);
+  } catch {
+    return [];
+  }
+  const rotated = names.filter((n) => n !== LIVE_NAME && LEDGER_FILE_RE.test(n)).sort();
+  const files = rotated.map((n) => join(loc.dir, n));
+  if (names.includes(LIVE_NAME)) files.push(loc.live);
+  return files;
+}
+
+export async function rotate(loc: LedgerLocation, now = Date.now()): Promise<void> {
+  // Zero-padded base-36 time first so names sort chronologically; pid and a counter make it unique.
+  const stamp = `${now.toString(36).padStart(9, '0')}-${process.pid.toString(36)}-${(rotateCounter++).toString(36)}`;
+  try {
+    await rename(loc.live, join(loc.dir, `ledger.${stamp}.jsonl`));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // another process rotated first
+    throw err;
+  }
+  const rotated = (await ledgerFiles(loc)).filter((f) => f !== loc.live);
+  for (const old of rotated.slice(0, Math.max(0, rotated.length - loc.keep))) {
+    await unlink(old).catch(() => undefined);
+  }
+}
+
+export interface RemovedFiles {
+  files: number;
+  bytes: number;
+  lines: number;
+}
+
+/** Deletes every ledger file; counts what it removed. */
+export async function removeLedgers(loc: LedgerLocation): Promise<RemovedFiles> {
+  const removed: RemovedFiles = { files: 0, bytes: 0, lines: 0 };
+  for (const file of await ledgerFiles(loc)) {
+    try {
+      const { size } = await stat(file);
+      const lines = await countLines(file);
+      await unlink(file);
+      removed.files++;
+      removed.bytes += size;
+      removed.lines += lines;
+    } catch {
+      // gone already (rotated and pruned by another process): nothing to remove
+    }
+  }
+  return removed;
+}
+
+async function countLines(file: string): Promise<number> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let n = 0;
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) return n;
+      let at = buf.indexOf(10, 0);
+      while (at !== -1 && at < bytesRead) {
+        n++;
+        at = buf.indexOf(10, at + 1);
+      }
+    }
+  } finally {
+    await fh.close();
+  }
+}

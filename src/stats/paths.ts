@@ -1,0 +1,63 @@
+/**
+ * Where the stats ledger lives and how big it may grow. The state directory is `CG_STATE_DIR` if
+ * set, else `$XDG_STATE_HOME/cg`, else `~/.local/state/cg` (state, not cache: the ledger is history
+ * the user would miss, the store is re-creatable). Inside it:
+ *
+ *   ledger.jsonl                      the live ledger, appended to by every cg process
+ *   ledger.<stamp>.jsonl              rotated ledgers (read like the live one, oldest removed first)
+ *   pending/<run>.pend                runs whose token counts are still to be made (see pending.ts)
+ *
+ * Limits come from the environment so tests and users can shrink or grow them without a config
+ * file: CG_STATS_ROTATE_MB (16) and CG_STATS_KEEP (4 rotated files). `CG_STATS=0` (or off/false)
+ * turns recording off altogether.
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export interface LedgerLocation {
+  dir: string;
+  live: string;
+  pending: string;
+  /** Rotate the live ledger once it is larger than this. */
+  rotateBytes: number;
+  /** How many rotated ledgers to keep. */
+  keep: number;
+}
+
+const MB = 1024 * 1024;
+export const DEFAULT_ROTATE_MB = 16;
+export const DEFAULT_KEEP = 4;
+export const LIVE_NAME = 'ledger.jsonl';
+/** ledger.jsonl and ledger.<stamp>.jsonl: every file a reader covers. */
+export const LEDGER_FILE_RE = /^ledger(?:\.[0-9a-z-]+)?\.jsonl$/;
+
+export function resolveStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const explicit = env.CG_STATE_DIR;
+  if (explicit) return resolve(explicit);
+  // The XDG spec says a relative value is invalid and must be ignored, not resolved against the cwd.
+  const xdg = env.XDG_STATE_HOME;
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'cg');
+  return join(homedir(), '.local', 'state', 'cg');
+}
+
+export function ledgerLocation(env: NodeJS.ProcessEnv = process.env): LedgerLocation {
+  const dir = resolveStateDir(env);
+  return {
+    dir,
+    live: join(dir, LIVE_NAME),
+    pending: join(dir, 'pending'),
+    rotateBytes: Math.max(1024, Math.round(positive(env.CG_STATS_ROTATE_MB, DEFAULT_ROTATE_MB) * MB)),
+    keep: Math.max(1, Math.floor(positive(env.CG_STATS_KEEP, DEFAULT_KEEP))),
+  };
+}
+
+/** Whether this process should record anything at all. */
+export function statsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.CG_STATS?.trim().toLowerCase();
+  return !(v === '0' || v === 'off' || v === 'false' || v === 'no');
+}
+
+function positive(raw: string | undefined, fallback: number): number {
+  const n = raw === undefined ? Number.NaN : Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}

@@ -1,0 +1,230 @@
+/**
+ * Deferred exact counting. Loading the tokenizer costs ~0.4 s and counting runs at ~8 MB/s, so the
+ * hot path (`cmd | cg`) never tokenizes for stats. A run that rewrote something writes a pending
+ * record instead of ledger lines; any reader (`cg stats`) settles pending records into exact counts
+ * before it reads the ledger.
+ *
+ * A pending record is one file, pending/<run>.pend, written to a temp name and renamed into place
+ * (a reader never sees half of one). Its first line is a JSON header:
+ *
+ *   {"v":1,"r":run,"tk":"o200k",
+ *    "lines":[ledger lines as in line.ts, token fields not yet filled],
+ *    "fill":[[lineIndex,"ti"|"to"|"tr",[textIndex,…]],…],   the field is the sum of those texts' tokens
+ *    "texts":[{"b":bytes, then one of:
+ *              "n":count                 already counted (e.g. for the `cg run` footer)
+ *              "at":offset               inline: the UTF-8 bytes at that offset after the header line
+ *              "key":k,"store":dir       the original stashed under k in that store (big inputs)
+ *              nothing                   cannot be counted: estimated as ceil(b/4), flagged est }]}
+ *
+ * followed by the inline texts' bytes. Texts up to INLINE_ALWAYS are kept inline (they survive store
+ * pruning); bigger originals that were stashed are referenced by key; other big texts are inline up
+ * to INLINE_MAX; anything larger (say a 100 MB lossless input with no stash) is an estimate, and every
+ * line depending on it says so with est:1.
+ *
+ * Settling claims a record by renaming it to <run>.claim-<pid>-<rand> (only one of several
+ * concurrent readers' renames succeeds), counts, appends the lines with exact figures in one batch,
+ * then deletes the claim. A claim untouched for STALE_MS (its reader died) is claimed again; lines
+ * carry d:1 and their index, so if the dead reader had appended already, readers count them once.
+ * A record whose header cannot be read is renamed <run>.bad and reported, never silently dropped.
+ */
+import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createFsStore, entryPath, STORE_DEFAULTS } from '../store/fs-store.js';
+import { createTokens, TOKENIZERS, type TokenizerName, type Tokens } from '../tokens.js';
+import { appendLines } from './ledger.js';
+import { formatLine, type LedgerLine } from './line.js';
+import type { LedgerLocation } from './paths.js';
+
+/** Texts up to this size are always written inline. */
+export const INLINE_ALWAYS = 1024 * 1024;
+/** No text larger than this is written to a pending record: its tokens are estimated. */
+export const INLINE_MAX = 64 * 1024 * 1024;
+export const STALE_MS = 10 * 60_000;
+const TMP_STALE_MS = 60 * 60_000;
+const PEND = '.pend';
+
+export type TokenField = 'ti' | 'to' | 'tr';
+export type Fill = [line: number, field: TokenField, texts: number[]];
+
+export interface TextRef {
+  b: number;
+  n?: number;
+  at?: number;
+  key?: string;
+  store?: string;
+}
+
+export interface PendingHeader {
+  v: 1;
+  r: string;
+  tk: string;
+  lines: LedgerLine[];
+  fill: Fill[];
+  texts: TextRef[];
+}
+
+/** Estimated tokens for text that cannot be counted: bytes/4, flagged as an estimate wherever used. */
+export function estimateTokens(bytes: number): number {
+  return Math.ceil(bytes / 4);
+}
+
+/** Writes a record atomically: temp file in the same directory, then rename. */
+export async function writePending(
+  loc: LedgerLocation,
+  header: PendingHeader,
+  blobs: readonly (string | Uint8Array)[],
+): Promise<void> {
+  await mkdir(loc.pending, { recursive: true, mode: 0o700 });
+  const tmp = join(loc.pending, `.tmp-${header.r}`);
+  // An iterable is written piece by piece: a 60 MB text is never copied into one big buffer.
+  await writeFile(tmp, [`${JSON.stringify(header)}\n`, ...blobs], { mode: 0o600, flag: 'wx' });
+  await rename(tmp, join(loc.pending, `${header.r}${PEND}`));
+}
+
+export interface SettleResult {
+  /** Records this reader counted and appended. */
+  settled: number;
+  /** Records that could not be read (renamed .bad). */
+  bad: number;
+  /** Records still pending afterwards (claimed by another reader, or failed to append). */
+  left: number;
+}
+
+/** Settles every pending record this process can claim. Never throws for a single bad record. */
+export async function settlePending(
+  loc: LedgerLocation,
+  opts: { now?: number; staleMs?: number } = {},
+): Promise<SettleResult> {
+  const result: SettleResult = { settled: 0, bad: 0, left: 0 };
+  let names: string[];
+  try {
+    names = await readdir(loc.pending);
+  } catch {
+    return result;
+  }
+  const now = opts.now ?? Date.now();
+  const staleMs = opts.staleMs ?? STALE_MS;
+  for (const name of names) {
+    const path = join(loc.pending, name);
+    if (name.startsWith('.tmp-')) {
+      // A writer that died between write and rename; an hour is far beyond any real write.
+      if (await olderThan(path, now - TMP_STALE_MS)) await unlink(path).catch(() => undefined);
+      continue;
+    }
+    const claimed = name.includes('.claim-');
+    if (!claimed && !name.endsWith(PEND)) continue;
+    if (claimed && !(await olderThan(path, now - staleMs))) {
+      result.left++;
+      continue;
+    }
+    const run = name.slice(0, name.indexOf('.'));
+    const claim = join(loc.pending, `${run}.claim-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+    try {
+      // Touch first, rename second: the claim is born fresh, so nobody mistakes it for a stale one.
+      const t = new Date(now);
+      await utimes(path, t, t);
+      await rename(path, claim);
+    } catch {
+      continue; // another reader claimed it first
+    }
+    const outcome = await settleOne(loc, claim);
+    if (outcome === 'settled') result.settled++;
+    else if (outcome === 'bad') {
+      result.bad++;
+      await rename(claim, join(loc.pending, `${run}.bad`)).catch(() => undefined);
+    } else result.left++;
+  }
+  return result;
+}
+
+/** Bad records, for the report: they hold events that could not be counted. */
+export async function countBad(loc: LedgerLocation): Promise<number> {
+  try {
+    return (await readdir(loc.pending)).filter((n) => n.endsWith('.bad')).length;
+  } catch {
+    return 0;
+  }
+}
+
+async function olderThan(path: string, limit: number): Promise<boolean> {
+  try {
+    return (await stat(path)).mtimeMs < limit;
+  } catch {
+    return false;
+  }
+}
+
+async function settleOne(loc: LedgerLocation, claim: string): Promise<'settled' | 'bad' | 'failed'> {
+  let raw: Buffer;
+  let header: PendingHeader;
+  let bodyStart: number;
+  try {
+    raw = await readFile(claim);
+    const nl = raw.indexOf(10);
+    if (nl < 0) return 'bad';
+    header = JSON.parse(raw.subarray(0, nl).toString('utf8')) as PendingHeader;
+    if (header.v !== 1 || !Array.isArray(header.lines) || !Array.isArray(header.texts)) return 'bad';
+    bodyStart = nl + 1;
+  } catch {
+    return 'bad';
+  }
+  try {
+    const tokenizer = TOKENIZERS.includes(header.tk as TokenizerName)
+      ? (header.tk as TokenizerName)
+      : undefined;
+    const tokens = tokenizer ? createTokens(tokenizer) : undefined;
+    const body = raw.subarray(bodyStart);
+    const counts: Count[] = [];
+    // One at a time: a stored original may be large, and counting is synchronous anyway.
+    for (const ref of header.texts) counts.push(await countText(ref, body, tokens));
+    const lines = header.lines.map((l, i) => ({ ...l, d: 1 as const, i }));
+    for (const [index, field, texts] of header.fill ?? []) {
+      const line = lines[index] as Record<string, unknown> & LedgerLine;
+      let sum = 0;
+      for (const t of texts) {
+        const c = counts[t];
+        if (!c) continue;
+        sum += c.n;
+        if (c.estimate) line.est = 1;
+      }
+      line[field] = sum;
+    }
+    await appendLines(loc, lines.map(formatLine));
+  } catch {
+    return 'failed'; // left claimed; a later reader takes it over once stale
+  }
+  await unlink(claim).catch(() => undefined);
+  return 'settled';
+}
+
+interface Count {
+  n: number;
+  estimate: boolean;
+}
+
+async function countText(ref: TextRef, body: Buffer, tokens: Tokens | undefined): Promise<Count> {
+  const estimate = { n: estimateTokens(ref.b), estimate: true };
+  if (typeof ref.n === 'number') return { n: ref.n, estimate: false };
+  if (!tokens) return estimate;
+  if (typeof ref.at === 'number') {
+    if (ref.at + ref.b > body.length) return estimate;
+    return { n: await tokens.count(body.toString('utf8', ref.at, ref.at + ref.b)), estimate: false };
+  }
+  if (ref.key && ref.store) {
+    // A different length means the stored original is not the text meant (a replayed output starts
+    // from what was sent, not from its original): better an estimate than a wrong exact count.
+    const text = await readStored(ref.store, ref.key, ref.b);
+    return text === undefined ? estimate : { n: await tokens.count(text), estimate: false };
+  }
+  return estimate;
+}
+
+/** An original from the store, leaving its LRU time as it was: counting is not a use. */
+async function readStored(dir: string, key: string, length: number): Promise<string | undefined> {
+  const path = entryPath(dir, key);
+  const before = await stat(path).catch(() => undefined);
+  if (!before) return undefined;
+  const bytes = await createFsStore({ dir, ...STORE_DEFAULTS }).get(key);
+  await utimes(path, before.atime, before.mtime).catch(() => undefined);
+  return bytes && bytes.length === length ? bytes.toString('utf8') : undefined;
+}

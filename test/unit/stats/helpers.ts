@@ -1,0 +1,37 @@
+/**
+ * Helpers for the stats tests: a private ledger location in a temp dir, and reading it back into a
+ * report the way `cg stats` does.
+ */
+import { join } from 'node:path';
+import { type LedgerLocation, ledgerLocation } from '../../../src/stats/paths.js';
+import { type ReadFilter, readLedger } from '../../../src/stats/read.js';
+import { Aggregator, type StatsReport } from '../../../src/stats/report.js';
+import { tempDir } from '../../helpers.js';
+
+export function tempLedger(extra: Record<string, string> = {}): {
+  env: NodeJS.ProcessEnv;
+  loc: LedgerLocation;
+} {
+  const env = { CG_STATE_DIR: join(tempDir('cg-stats-'), 'state'), ...extra };
+  return { env, loc: ledgerLocation(env) };
+}
+
+export async function report(loc: LedgerLocation, filter: ReadFilter = {}, top = 10): Promise<StatsReport> {
+  const agg = new Aggregator();
+  const read = await readLedger(loc, filter, agg.add);
+  return agg.finish({
+    top,
+    ...filter,
+    ledger: {
+      dir: loc.dir,
+      files: read.files,
+      bytes: read.bytes,
+      lines: read.lines,
+      badLines: read.bad,
+      duplicates: read.duplicates,
+      pendingSettled: 0,
+      pendingLeft: 0,
+      pendingBad: 0,
+    },
+  });
+}
