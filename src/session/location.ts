@@ -1,0 +1,11 @@
+/**
+ * Where session decision records live: `<state dir>/sessions/`, the state dir being the one the
+ * stats ledger uses (CG_STATE_DIR, else $XDG_STATE_HOME/cg, else ~/.local/state/cg). State, not
+ * cache: losing a record costs a provider cache miss, not data.
+ */
+import { join } from 'node:path';
+import { resolveStateDir } from '../stats/paths.js';
+
+export function sessionsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(resolveStateDir(env), 'sessions');
+}

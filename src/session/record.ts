@@ -1,0 +1,170 @@
+/**
+ * The per-session decision record on disk: one JSON file per session under sessions/, holding for
+ * each tool output id the content key of its original (h), the exact text cg sent for it when that
+ * was not the original (t), and whether that text is a final placeholder (f).
+ *
+ *   {"v":1,"id":"derived:0123…","outputs":{"toolu_01…":{"h":"89ab…","t":"[older tool output masked] <<cg:…>>…","f":1}}}
+ *
+ * Writes are atomic (a temp file in the same directory, then rename), so a reader sees the old record
+ * or the new one, never half of either. Writers serialise on a lock file and merge with what is on
+ * disk at that moment, so concurrent cg processes on one session lose no decision; a lock that cannot
+ * be had within about a second is skipped (the rename still keeps the file whole). Records are
+ * private to the user (0700 directory, 0600 files): they hold tool output text. Records untouched for
+ * RECORD_TTL_DAYS are pruned, at most once an hour. No function here throws for an fs failure.
+ */
+import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface RecordEntry {
+  /** keyOf(original): a changed original (an edited history) makes the entry stale. */
+  h: string;
+  /** What was sent, when it was not the original. */
+  t?: string;
+  /** 1 when the text is a placeholder that never changes again. */
+  f?: 1;
+}
+
+export interface SessionRecord {
+  id: string;
+  outputs: Map<string, RecordEntry>;
+}
+
+const VERSION = 1;
+const LOCK_TRIES = 100;
+const LOCK_WAIT_MS = 10;
+const STALE_LOCK_MS = 10_000;
+const PRUNE_EVERY_MS = 3_600_000;
+export const RECORD_TTL_DAYS = 14;
+const STAMP = '.last-prune';
+const TMP_PREFIX = '.tmp-';
+const KEY_RE = /^[0-9a-f]{16}$/;
+
+let tmpCounter = 0;
+
+export function recordPath(dir: string, key: string): string {
+  if (!KEY_RE.test(key)) throw new RangeError(`not a session key: ${JSON.stringify(key)}`);
+  return join(dir, `${key}.json`);
+}
+
+function entryOf(raw: unknown): RecordEntry | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.h !== 'string' || !KEY_RE.test(r.h)) return undefined;
+  const e: RecordEntry = { h: r.h };
+  if (typeof r.t === 'string') e.t = r.t;
+  if (r.f === 1) e.f = 1;
+  return e;
+}
+
+/** The record at path; an absent, unreadable or corrupt file reads as an empty record. */
+export async function loadRecord(path: string, id: string): Promise<SessionRecord> {
+  const record: SessionRecord = { id, outputs: new Map() };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    return record;
+  }
+  const p = parsed as { v?: unknown; outputs?: unknown };
+  if (p?.v !== VERSION || !p.outputs || typeof p.outputs !== 'object') return record;
+  for (const [outputId, raw] of Object.entries(p.outputs as Record<string, unknown>)) {
+    const e = entryOf(raw);
+    if (e) record.outputs.set(outputId, e);
+  }
+  return record;
+}
+
+function serialise(record: SessionRecord): string {
+  // Built by hand from the Map: an output id such as "__proto__" stays an ordinary key.
+  const parts: string[] = [];
+  for (const [outputId, e] of record.outputs) parts.push(`${JSON.stringify(outputId)}:${JSON.stringify(e)}`);
+  return `{"v":${VERSION},"id":${JSON.stringify(record.id)},"outputs":{${parts.join(',')}}}\n`;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function withLock<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  let held = false;
+  for (let i = 0; i < LOCK_TRIES && !held; i++) {
+    try {
+      await (await open(lock, 'wx', 0o600)).close();
+      held = true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') break;
+      // A writer that died holding the lock must not block the session for good.
+      const age = await stat(lock).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
+      if (age > STALE_LOCK_MS) await unlink(lock).catch(() => undefined);
+      else await sleep(LOCK_WAIT_MS);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    if (held) await unlink(lock).catch(() => undefined);
+  }
+}
+
+/**
+ * Merges `ours` into the record on disk and writes the result atomically. `merge` decides each
+ * output present in both (see replay.ts). Returns an error message, or undefined on success.
+ */
+export async function saveRecord(
+  dir: string,
+  path: string,
+  ours: SessionRecord,
+  merge: (onDisk: RecordEntry, ours: RecordEntry) => RecordEntry,
+): Promise<string | undefined> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await withLock(path, async () => {
+      const disk = await loadRecord(path, ours.id);
+      for (const [outputId, e] of ours.outputs) {
+        const there = disk.outputs.get(outputId);
+        disk.outputs.set(outputId, there && there.h === e.h ? merge(there, e) : e);
+      }
+      const tmp = join(dir, `${TMP_PREFIX}${process.pid}-${++tmpCounter}-${Date.now().toString(36)}`);
+      try {
+        await writeFile(tmp, serialise(disk), { mode: 0o600 });
+        await rename(tmp, path);
+      } catch (err) {
+        await unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+    });
+    await pruneRecords(dir, Date.now()).catch(() => undefined);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** Removes records (and stray temp files) untouched for RECORD_TTL_DAYS, at most once an hour. */
+export async function pruneRecords(dir: string, now: number, force = false): Promise<number> {
+  const stamp = join(dir, STAMP);
+  if (!force) {
+    const last = await stat(stamp).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+    if (now - last < PRUNE_EVERY_MS) return 0;
+  }
+  await writeFile(stamp, '', { mode: 0o600 });
+  await utimes(stamp, now / 1000, now / 1000);
+  const cutoff = now - RECORD_TTL_DAYS * 86_400_000;
+  let removed = 0;
+  for (const name of await readdir(dir)) {
+    if (!(name.endsWith('.json') || name.startsWith(TMP_PREFIX))) continue;
+    const file = join(dir, name);
+    const s = await stat(file).catch(() => undefined);
+    const limit = name.startsWith(TMP_PREFIX) ? now - STALE_LOCK_MS * 6 : cutoff;
+    if (s && s.mtimeMs < limit) {
+      await unlink(file).catch(() => undefined);
+      removed++;
+    }
+  }
+  return removed;
+}

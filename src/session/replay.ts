@@ -1,0 +1,106 @@
+/**
+ * Cache-stable replay. A provider's prompt cache breaks on any change to an earlier message, so
+ * once cg has sent a tool output in some form, every later request of the same conversation must
+ * send it in exactly that form again. openSession() turns the session's record into pins for the
+ * pipeline (output id → the text sent before); save() records what this run sent.
+ *
+ * Decisions only move forward: an output sent as-is or shortened stays that way, except that a
+ * transcript-scope component may later turn it into a placeholder (held back by the pipeline until
+ * a batch is worth a cache break); a placeholder is final. An output whose original changed (an
+ * edited history) is decided afresh; an output that arrives already as cg sent it (cg's output fed
+ * back in) is replayed as it is and its entry left alone.
+ */
+import type { ToolOutput } from '../component.js';
+import type { Transcript } from '../input/transcript.js';
+import type { Pin, Replay, Stage } from '../pipeline.js';
+import { keyOf } from '../store/keys.js';
+import { sessionIdentity } from './id.js';
+import { sessionsDir } from './location.js';
+import { loadRecord, type RecordEntry, recordPath, type SessionRecord, saveRecord } from './record.js';
+
+/** Held-back rewrites apply once they save this many tokens, when no stage sets its own batch. */
+export const DEFAULT_FLUSH_TOKENS = 10_000;
+
+export interface SessionOptions {
+  /** An explicit session id (--session); else CG_SESSION; else one derived from the conversation. */
+  id?: string;
+  /** Where records live; default <state dir>/sessions. */
+  dir?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The batch for held-back rewrites when no stage asks for one (batchTokens). */
+  flushTokens?: number;
+}
+
+export interface Session {
+  /** The session id, or "derived:<key>". */
+  label: string;
+  replay: Replay;
+  /** Records what this run sent; returns an error message when the record could not be written. */
+  save(rewrites: ReadonlyMap<string, string>, finals: ReadonlySet<string>): Promise<string | undefined>;
+}
+
+/** The smallest batch any stage asks for (mask's batch_tokens), else the fallback. */
+export function batchFor(stages: readonly Stage[], fallback: number): number {
+  let batch = Number.POSITIVE_INFINITY;
+  for (const { component, config } of stages) {
+    if (component.scope !== 'transcript' || !component.batchTokens) continue;
+    try {
+      batch = Math.min(batch, component.batchTokens(config));
+    } catch {
+      // A broken batchTokens() is ignored: the fallback stands in.
+    }
+  }
+  return Number.isFinite(batch) ? batch : fallback;
+}
+
+/** Forward only: a final placeholder never changes again; otherwise what was sent first stands. */
+export function mergeEntry(onDisk: RecordEntry, ours: RecordEntry): RecordEntry {
+  if (onDisk.f) return onDisk;
+  return ours.f ? ours : onDisk;
+}
+
+export async function openSession(
+  t: Transcript,
+  stages: readonly Stage[],
+  opts: SessionOptions = {},
+): Promise<Session | undefined> {
+  const env = opts.env ?? process.env;
+  const identity = sessionIdentity(t, opts.id ?? (env.CG_SESSION || undefined));
+  if (!identity || t.outputs.length === 0) return undefined;
+  const dir = opts.dir ?? sessionsDir(env);
+  const path = recordPath(dir, identity.key);
+  const record = await loadRecord(path, identity.label);
+
+  const hashes = new Map<string, string>();
+  const echoes = new Set<string>();
+  const pins = new Map<string, Pin>();
+  for (const o of t.outputs) {
+    const h = keyOf(o.bytes ?? o.text);
+    hashes.set(o.id, h);
+    const e = record.outputs.get(o.id);
+    if (!e) continue;
+    if (e.h === h) {
+      pins.set(o.id, { text: e.t ?? o.text, final: e.f === 1 });
+    } else if (e.t !== undefined && e.t === o.text) {
+      echoes.add(o.id);
+      pins.set(o.id, { text: o.text, final: e.f === 1 });
+    }
+  }
+
+  return {
+    label: identity.label,
+    replay: { pins, flushTokens: batchFor(stages, opts.flushTokens ?? DEFAULT_FLUSH_TOKENS) },
+    async save(rewrites, finals) {
+      const ours: SessionRecord = { id: identity.label, outputs: new Map() };
+      for (const o of t.outputs as ToolOutput[]) {
+        if (echoes.has(o.id)) continue;
+        const e: RecordEntry = { h: hashes.get(o.id)! };
+        const sent = rewrites.get(o.id);
+        if (sent !== undefined && sent !== o.text) e.t = sent;
+        if (finals.has(o.id)) e.f = 1;
+        ours.outputs.set(o.id, e);
+      }
+      return saveRecord(dir, path, ours, mergeEntry);
+    },
+  };
+}

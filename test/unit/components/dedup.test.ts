@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { MARKER_SLOT } from '../../../src/component.js';
+import { dedup } from '../../../src/components/dedup.js';
+import { context, output } from '../../helpers.js';
+
+const big = Array.from({ length: 200 }, (_, i) => `line ${i}: some output`).join('\n');
+const ctx = context({ format: 'anthropic' });
+
+describe('dedup', () => {
+  it('replaces a later copy of an earlier output and keeps the first', async () => {
+    const outs = [
+      output(big, { id: 'a', messageIndex: 1 }),
+      output('other', { id: 'b', messageIndex: 3 }),
+      output(big, { id: 'c', messageIndex: 5 }),
+      output(big, { id: 'd', messageIndex: 7 }),
+    ];
+    const r = await dedup.run(outs, dedup.defaults, ctx);
+    expect([...r.keys()]).toEqual(['c', 'd']);
+    expect(r.get('c')).toEqual({
+      kind: 'rewrite',
+      text: `[identical to an earlier tool output] ${MARKER_SLOT}`,
+      loss: 'whole',
+      note: 'same as a',
+    });
+  });
+
+  it('leaves copies under min_tokens, errors and verbatim content alone', async () => {
+    const small = 'ok\n';
+    const outs = [
+      output(small, { id: 'a' }),
+      output(small, { id: 'b' }),
+      output(big, { id: 'c' }),
+      output(big, { id: 'd', isError: true }),
+      output(big, { id: 'e', rewritable: false }),
+    ];
+    expect((await dedup.run(outs, dedup.defaults, ctx)).size).toBe(0);
+    expect([...(await dedup.run(outs, { min_tokens: 0 }, ctx)).keys()]).toEqual(['b']);
+  });
+
+  it('treats texts that differ by one byte as different', async () => {
+    const outs = [output(big, { id: 'a' }), output(`${big} `, { id: 'b' })];
+    expect((await dedup.run(outs, dedup.defaults, ctx)).size).toBe(0);
+  });
+
+  it('has a strict config', () => {
+    expect(dedup.parseConfig({ min_tokens: 5 })).toEqual({ min_tokens: 5 });
+    expect(() => dedup.parseConfig({ min_tokens: -1 })).toThrow(/min_tokens/);
+  });
+});
