@@ -1,0 +1,148 @@
+/**
+ * skeleton — lossy: source code reduced to its shape. Imports, type/class/interface/struct/enum/
+ * trait declarations with their member signatures, function and method signatures, decorators and
+ * attributes stay as written; function, method, constructor and lambda bodies of at least
+ * min_tokens become the language's placeholder (`{ … }`; `...` in Python, `…` in Ruby), and
+ * shorter ones too while a big file would keep more than target_ratio of its tokens; comment blocks
+ * and docstrings outside them keep their first line of text (keep_docstrings). The pipeline stashes
+ * the whole original and appends the marker (loss 'whole').
+ *
+ * Code is found as a whole file (--lang, a read tool's path, or a `cat`/`sed -n`/`head` command) or
+ * as fenced blocks in any output; a line-numbered read keeps every kept line's own number (see
+ * src/code/sources.ts). 15 languages, listed as data in src/code/languages.ts; tree-sitter and a
+ * grammar load only when code is actually met (src/code/parser.ts). A region whose parse fails on
+ * more than MAX_ERROR_SHARE of its code is left alone.
+ */
+import { findLanguage, LANGUAGE_NAMES } from '../code/languages.js';
+import { type CodeRegion, fencedRegions, wholeFile, wholeRegion } from '../code/sources.js';
+import type { Outcome, OutputComponent } from '../component.js';
+import { ConfigError } from '../errors.js';
+import { boolean, describe, integer, mapping, stringList } from '../validate.js';
+
+export interface SkeletonConfig {
+  /** Bodies with fewer tokens than this are kept verbatim. */
+  min_tokens: number;
+  /** Languages to outline (names or aliases in config, canonical names once parsed). */
+  languages: string[];
+  /** Keep the first line of each doc comment and docstring (false drops them). */
+  keep_docstrings: boolean;
+  /**
+   * When the bodies of min_tokens or more leave an outline above this share of the file's tokens,
+   * shorter bodies are replaced too, longest first, until it fits; 1 keeps every short body.
+   */
+  target_ratio: number;
+}
+
+const DEFAULTS: SkeletonConfig = {
+  min_tokens: 80,
+  languages: [...LANGUAGE_NAMES],
+  keep_docstrings: true,
+  target_ratio: 0.5,
+};
+
+/** A parse with more of its code under ERROR/MISSING nodes than this is not outlined. */
+export const MAX_ERROR_SHARE = 0.05;
+
+export const skeleton: OutputComponent<SkeletonConfig> = {
+  name: 'skeleton',
+  lossy: true,
+  scope: 'output',
+  summary: 'Source code → its outline: signatures, types and imports kept, long bodies stashed',
+  defaults: DEFAULTS,
+
+  parseConfig(raw: unknown): SkeletonConfig {
+    const m = mapping(raw, '', ['min_tokens', 'languages', 'keep_docstrings', 'target_ratio']);
+    const words = stringList(m.languages, 'languages', DEFAULTS.languages);
+    const languages: string[] = [];
+    words.forEach((word, i) => {
+      const spec = findLanguage(word);
+      if (!spec) {
+        throw new ConfigError(
+          `languages[${i}]`,
+          `unknown language ${JSON.stringify(word)} (known: ${LANGUAGE_NAMES.join(', ')})`,
+        );
+      }
+      if (!languages.includes(spec.name)) languages.push(spec.name);
+    });
+    return {
+      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
+      languages,
+      keep_docstrings: boolean(m.keep_docstrings, 'keep_docstrings', DEFAULTS.keep_docstrings),
+      target_ratio: ratio(m.target_ratio, 'target_ratio', DEFAULTS.target_ratio),
+    };
+  },
+
+  applies(o, cfg) {
+    // A body of min_tokens tokens needs at least that many bytes, and a UTF-16 unit is ≤ 3 bytes.
+    return cfg.languages.length > 0 && o.text.length * 3 >= cfg.min_tokens;
+  },
+
+  async run(o, cfg, ctx): Promise<Outcome> {
+    const whole = wholeFile(o, ctx.lang);
+    if (whole?.kind === 'unknown')
+      return { kind: 'skip', gate: `unknown language ${JSON.stringify(whole.word)}` };
+    let regions: CodeRegion[];
+    if (whole) {
+      regions = [wholeRegion(o.text, whole.lang)];
+    } else {
+      regions = fencedRegions(o.text).regions;
+      if (regions.length === 0) return { kind: 'skip', gate: 'no code found' };
+    }
+    const enabled = regions.filter((r) => cfg.languages.includes(r.lang.name));
+    if (enabled.length === 0) {
+      return {
+        kind: 'skip',
+        gate: `language not enabled: ${[...new Set(regions.map((r) => r.lang.name))].join(', ')}`,
+      };
+    }
+
+    const { outlineRegion } = await import('../code/skeletonize.js');
+    const pieces: string[] = [];
+    let pos = 0;
+    let bodies = 0;
+    let short = 0;
+    let linesIn = 0;
+    let linesOut = 0;
+    const gates: string[] = [];
+    const langs = new Set<string>();
+    for (const region of enabled) {
+      const result = await outlineRegion(region, {
+        minTokens: cfg.min_tokens,
+        keepDocstrings: cfg.keep_docstrings,
+        targetRatio: cfg.target_ratio,
+        maxErrorShare: MAX_ERROR_SHARE,
+        count: (t) => ctx.tokens.count(t),
+      });
+      if (result.kind === 'skip') {
+        gates.push(result.gate);
+        continue;
+      }
+      pieces.push(o.text.slice(pos, region.start), result.text);
+      pos = region.end;
+      bodies += result.bodies;
+      short += result.short;
+      linesIn += result.linesIn;
+      linesOut += result.linesOut;
+      langs.add(region.lang.name);
+    }
+    if (langs.size === 0) return { kind: 'skip', gate: gates[0] ?? 'nothing to outline' };
+    pieces.push(o.text.slice(pos));
+    return {
+      kind: 'rewrite',
+      text: pieces.join(''),
+      loss: 'whole',
+      note:
+        `${[...langs].join(', ')}: ${bodies} bod${bodies === 1 ? 'y' : 'ies'} replaced` +
+        (short > 0 ? ` (${short} under min_tokens, for target_ratio)` : '') +
+        `, kept ${linesOut} of ${linesIn} lines`,
+    };
+  },
+};
+
+function ratio(raw: unknown, path: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw <= 0 || raw > 1) {
+    throw new ConfigError(path, `expected a number in (0, 1], got ${describe(raw)}`);
+  }
+  return raw;
+}
