@@ -1,0 +1,134 @@
+/**
+ * Decides how an agent's shell command is rewritten to go through `cg run`, or why it is left
+ * alone. The rewrite is textual: `CG_SESSION=<id> cg run -- ` is inserted in front of the program
+ * word of each simple command that is safe to wrap and that a cg filter handles, and every other
+ * byte stays as the agent wrote it — so quoting, globbing and `$( … )` are expanded by the agent's
+ * shell exactly as before, and `cd x && make` becomes `cd x && cg run -- make`, the `cd` still
+ * acting on the shell that runs `make`.
+ *
+ * A simple command is wrapped only when it (a) is not part of a pipeline (the agent already shapes
+ * that output, and `cmd | grep` must see every line), (b) is not run in the background, (c) sends
+ * its output, stdout and stderr, to the agent (`2>&1` and stdin redirections are fine; `> file`,
+ * `2>/dev/null` are not), (d) is a real program, not a builtin, keyword, `sudo`, or something
+ * interactive or endless, and (e) has a filter. A command string that already calls cg anywhere,
+ * holds a heredoc, or uses syntax the reader does not follow is left alone whole.
+ */
+import { shellQuote } from '../run/quote.js';
+import { interactiveReason, isBuiltin, isPrivileged } from './programs.js';
+import { type Pipeline, parseShell, type SimpleCommand } from './shell.js';
+
+export interface RewriteOptions {
+  /** Whether a cg filter handles this command, given as the filter selector sees it (`pytest -q`). */
+  handles(command: string): Promise<boolean>;
+  /** The agent's session id, passed on as CG_SESSION so stats group by session. */
+  session?: string;
+}
+
+export type Decision =
+  | {
+      kind: 'rewrite';
+      command: string;
+      /** The commands that were wrapped, as the filters saw them. */
+      wrapped: string[];
+    }
+  | { kind: 'leave'; reason: string };
+
+/** Commands longer than this are left alone: no agent writes them by hand, and reading them costs. */
+const MAX_COMMAND_CHARS = 16_384;
+/** Session ids are short (UUIDs); anything else is not passed on. */
+const SESSION_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+const ASSIGNMENT_RE = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
+const HEREDOC_RE = /(?:^|[^<])<<(?!<)/;
+
+export async function decideRewrite(command: string, opts: RewriteOptions): Promise<Decision> {
+  if (!command.trim()) return leave('empty command');
+  if (command.length > MAX_COMMAND_CHARS) return leave('command too long to analyse');
+  // Checked on the raw text: a heredoc inside $( … ) would otherwise be read as ordinary lines.
+  if (HEREDOC_RE.test(command)) return leave('heredoc');
+  const parsed = parseShell(command);
+  if (!parsed.ok) return leave(parsed.reason);
+  if (parsed.pipelines.some((p) => p.commands.some(callsCg))) return leave('already goes through cg');
+
+  const inserts: { at: number; selector: string }[] = [];
+  let firstReason: string | undefined;
+  for (const pipeline of parsed.pipelines) {
+    const candidate = candidateOf(pipeline);
+    if ('reason' in candidate) {
+      firstReason ??= candidate.reason;
+      continue;
+    }
+    if (!(await opts.handles(candidate.selector))) {
+      firstReason ??= `no cg filter for "${candidate.selector}"`;
+      continue;
+    }
+    inserts.push(candidate);
+  }
+  if (inserts.length === 0) return leave(firstReason ?? 'nothing to wrap');
+
+  const session = opts.session !== undefined && SESSION_RE.test(opts.session) ? opts.session : undefined;
+  const prefix = `${session ? `CG_SESSION=${shellQuote(session)} ` : ''}cg run -- `;
+  let out = command;
+  for (const { at } of [...inserts].sort((a, b) => b.at - a.at))
+    out = out.slice(0, at) + prefix + out.slice(at);
+  return { kind: 'rewrite', command: out, wrapped: inserts.map((i) => i.selector) };
+}
+
+function leave(reason: string): Decision {
+  return { kind: 'leave', reason };
+}
+
+/** The index of the program word (after any `VAR=value` assignments), or -1 when there is none. */
+function programIndex(cmd: SimpleCommand): number {
+  return cmd.words.findIndex((w) => !ASSIGNMENT_RE.test(w.text));
+}
+
+function callsCg(cmd: SimpleCommand): boolean {
+  const i = programIndex(cmd);
+  const word = i >= 0 ? cmd.words[i]! : undefined;
+  return word !== undefined && /(^|\/)cg(\.js)?$/.test(word.text);
+}
+
+type Candidate = { at: number; selector: string } | { reason: string };
+
+function candidateOf(pipeline: Pipeline): Candidate {
+  if (pipeline.background) return { reason: 'runs in the background' };
+  if (pipeline.commands.length > 1)
+    return { reason: 'a pipeline: its output is already shaped by the agent' };
+  const cmd = pipeline.commands[0]!;
+  const redirect = outputRedirect(cmd);
+  if (redirect) return { reason: redirect };
+  const p = programIndex(cmd);
+  if (p < 0) return { reason: 'only variable assignments' };
+  if (cmd.words.slice(0, p).some((w) => /^CG_DISABLE=/.test(w.text))) return { reason: 'CG_DISABLE is set' };
+  const program = cmd.words[p]!;
+  if (!program.plain) return { reason: 'the program name is quoted or expanded' };
+  const name = program.text.slice(program.text.lastIndexOf('/') + 1);
+  if (isBuiltin(name)) return { reason: `${name} is a shell builtin` };
+  if (isPrivileged(name)) return { reason: `${name} runs with other privileges` };
+  // Arguments with their quotes removed where that is plain to see; good enough for flag checks.
+  const args = cmd.words
+    .slice(p + 1)
+    .map((w) => (w.plain ? w.text : w.text.replace(/^(['"])(.*)\1$/s, '$2')));
+  const interactive = interactiveReason(name, args);
+  if (interactive) return { reason: interactive };
+  return {
+    at: program.start,
+    selector: cmd.words
+      .slice(p)
+      .map((w) => w.text)
+      .join(' '),
+  };
+}
+
+/** Why the command's output does not go (only) to the agent, or undefined when it does. */
+function outputRedirect(cmd: SimpleCommand): string | undefined {
+  for (const r of cmd.redirects) {
+    // stdin: cg run passes it on. Other descriptors (3<file) would not reach the command.
+    if ((r.op === '<' || r.op === '<<<' || r.op === '<&') && (r.fd === undefined || r.fd === 0)) continue;
+    if (r.op === '>&' && r.fd === 2 && r.target.text === '1') continue; // 2>&1: cg run merges anyway
+    if (r.op === '>&' && (r.fd === undefined || r.fd === 1) && r.target.text === '2')
+      return 'output sent to stderr';
+    return r.fd === 2 ? 'stderr redirected' : 'output redirected to a file';
+  }
+  return undefined;
+}

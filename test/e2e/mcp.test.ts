@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+import { BIN, seq } from './run-cg.js';
+
+type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
+
+describe('cg mcp, driven by the SDK client over stdio', () => {
+  const dir = tempDir('cg-mcp-');
+  const client = new Client({ name: 'cg-test', version: '0' });
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as TextResult;
+  const textOf = (r: TextResult) => r.content.map((c) => c.text).join('');
+
+  beforeAll(async () => {
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp'],
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: dir,
+          XDG_CONFIG_HOME: join(dir, 'config'),
+          CG_STORE_DIR: join(dir, 'store'),
+          CG_STATE_DIR: join(dir, 'state'),
+          CG_SESSION: 'mcp-test-session',
+        },
+        stderr: 'pipe',
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('lists the three tools with short descriptions', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['cg_compress', 'cg_expand', 'cg_stats']);
+    for (const t of tools) expect(t.description!.length).toBeLessThan(120);
+    expect(JSON.stringify(tools).length).toBeLessThan(1200);
+  });
+
+  let marker = '';
+
+  it('compresses a large output into a marker whose hint names cg_expand', async () => {
+    const r = await call('cg_compress', { content: seq(100_000), hint: 'log' });
+    expect(r.isError).toBeFalsy();
+    const out = textOf(r);
+    expect(out.length).toBeLessThan(2000);
+    const m = /<<cg:([0-9a-f]{16})>> \[full output: cg_expand key=([0-9a-f]{16})\]/.exec(out);
+    expect(m).not.toBeNull();
+    expect(m![2]).toBe(m![1]);
+    marker = `<<cg:${m![1]}>>`;
+  });
+
+  it('expands the marker back to the exact bytes, or a slice of them', async () => {
+    expect(textOf(await call('cg_expand', { key: marker }))).toBe(seq(100_000));
+    expect(textOf(await call('cg_expand', { key: marker, lines: '99999-' }))).toBe('99999\n100000\n');
+    expect(textOf(await call('cg_expand', { key: marker, grep: '^4242$' }))).toBe('4242:4242\n');
+  });
+
+  it('reads the session savings, from cg_stats and from cg_compress {cmd: "stats"}', async () => {
+    const stats = textOf(await call('cg_stats', {}));
+    expect(stats).toMatch(
+      /^session mcp-test-session: 1 outputs compressed, [\d,]+ → [\d,]+ tokens, saved [\d,]+/,
+    );
+    expect(stats).toMatch(/expanded 3 of 3 requests/);
+    expect(textOf(await call('cg_compress', { cmd: 'stats' }))).toBe(stats);
+  });
+
+  it('answers bad calls with a tool error the model can read', async () => {
+    const missing = await call('cg_expand', { key: '0123456789abcdef' });
+    expect(missing.isError).toBe(true);
+    expect(textOf(missing)).toMatch(/not in the store/);
+    expect((await call('cg_expand', { key: marker, lines: 'x' })).isError).toBe(true);
+    expect((await call('cg_compress', { content: 'x', hint: 'poetry' })).isError).toBe(true);
+    expect((await call('cg_compress', {})).isError).toBe(true);
+  });
+
+  it('passes small content through unchanged', async () => {
+    expect(textOf(await call('cg_compress', { content: 'hello\n' }))).toBe('hello\n');
+  });
+});
