@@ -2,7 +2,16 @@
 // shifts both sides alike. Start-up of `echo hi | cg` vs `node -e ''`; passthrough and collapse
 // throughput on a generated 100 MB log vs cat; peak RSS of each run vs its input.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,6 +138,37 @@ for (const [label, r] of [
   }
 }
 
+// 3. `cg stats` on a 200,000-event ledger (bench/stats.mjs).
+const { benchStats } = await import('./stats.mjs');
+const st = benchStats({ runs: Number(process.env.CG_BENCH_RUNS ?? 5) });
+rows.push([
+  `cg stats, ${st.events.toLocaleString('en-US')}-event ledger`,
+  `${fmt(st.tableMs, 0)} ms (--json ${fmt(st.jsonMs, 0)} ms)`,
+  `node -e '' ${fmt(st.nodeMs)} ms`,
+  'budget well under 1 s',
+]);
+
 const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)));
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  │  '));
 rmSync(work, { recursive: true, force: true });
+
+// rtk parity on rtk's own fixtures (bench/rtk.mjs).
+{
+  const { rtkLines } = await import('./rtk.mjs');
+  console.log('');
+  for (const line of await rtkLines()) console.log(line);
+}
+
+// Transcript components on the corpus sessions: replay figures and per-component savings.
+if (existsSync(join(root, '..', 'shared', 'corpus'))) {
+  const { main: transcripts } = await import('./transcripts.mjs');
+  console.log('');
+  for (const line of await transcripts()) console.log(line);
+}
+
+// skeleton vs `repomix --compress` on the corpus source files (bench/skeleton.mjs).
+if (process.env.CG_BENCH_SKELETON !== '0') {
+  const { skeletonBench } = await import('./skeleton.mjs');
+  console.log('');
+  for (const line of (await skeletonBench({ env })).lines) console.log(line);
+}

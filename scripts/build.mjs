@@ -1,23 +1,68 @@
 // Build: bundles src/cli.ts and src/index.ts into dist/ with esbuild, one file each, so start-up
 // loads one module instead of a chain of chunks. Heavy dependencies (tokenizer, YAML, TOON) stay
 // external: they are imported lazily from node_modules only when a decision needs them.
-import { readFileSync, rmSync } from 'node:fs';
+// Builtin filters (builtin-filters/*.yaml) are validated here — schema, every regex, every inline
+// test, by the engine itself — and shipped as dist/builtin-filters.json (+ .tests.json, the inline
+// tests and YAML), read only when filters are first needed; a failing filter test fails the build.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+const banner = {
+  js: "import { createRequire as __cgCreateRequire } from 'node:module'; const require = __cgCreateRequire(import.meta.url);",
+};
+// web-tree-sitter finds its own tree-sitter.wasm, and src/code/parser.ts the grammars, next to
+// the installed packages: both must stay in node_modules, not in the bundle.
+const external = [
+  'gpt-tokenizer',
+  'gpt-tokenizer/*',
+  'yaml',
+  '@toon-format/toon',
+  're2js',
+  'web-tree-sitter',
+  'tree-sitter-wasms',
+];
+
+await build({
+  entryPoints: { 'precompile-filters': 'src/dsl/builtins.ts' },
+  outdir: 'dist',
+  bundle: true,
+  external,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  banner,
+  logLevel: 'warning',
+});
+const precompile = new URL('../dist/precompile-filters.js', import.meta.url);
+const { precompileBuiltins, splitBundle } = await import(precompile.href);
+let bundle;
+try {
+  bundle = await precompileBuiltins(fileURLToPath(new URL('../builtin-filters/', import.meta.url)));
+} catch (err) {
+  bundle = err instanceof Error ? err : new Error(String(err));
+}
+rmSync(precompile, { force: true });
+if (bundle instanceof Error) {
+  console.error(`build failed: builtin filter ${bundle.message}`);
+  process.exit(1);
+}
+for (const [name, json] of Object.entries(splitBundle(bundle))) {
+  writeFileSync(new URL(`../dist/${name}`, import.meta.url), json);
+}
+
 await build({
   entryPoints: { cli: 'src/cli.ts', index: 'src/index.ts' },
   outdir: 'dist',
   bundle: true,
-  external: ['gpt-tokenizer', 'gpt-tokenizer/*', 'yaml', '@toon-format/toon'],
+  external,
   format: 'esm',
   platform: 'node',
   target: 'node20',
   define: { CG_VERSION: JSON.stringify(pkg.version) },
-  banner: {
-    js: "import { createRequire as __cgCreateRequire } from 'node:module'; const require = __cgCreateRequire(import.meta.url);",
-  },
+  banner,
   logLevel: 'warning',
   legalComments: 'none',
   minifyWhitespace: true,

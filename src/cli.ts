@@ -23,6 +23,8 @@ Environment:
   CG_DISABLE=1     every command passes its input through verbatim
   CG_STORE_DIR     where originals are stashed (default $XDG_CACHE_HOME/cg/store)
   CG_CONFIG        config file to use (else ./.cg.yaml, then $XDG_CONFIG_HOME/cg/config.yaml)
+  CG_SESSION       conversation id for replaying request bodies (like --session)
+  CG_STATE_DIR     where session records and the stats ledger live (default $XDG_STATE_HOME/cg)
 `;
 
 const RUN_EXAMPLES = `
@@ -31,6 +33,42 @@ Examples:
   cg run -- cargo build                     exit code is cargo's own
   cg run --shell 'make 2>&1 | tail -50'     a pipeline, run by sh -c
   cg run --raw -- git log                   unchanged output
+`;
+
+const FILTERS_EXAMPLES = `
+Examples:
+  cg filters list                           every filter, in the order they are tried
+  cg filters show pytest                    the YAML of one filter
+  cg filters test pytest out.txt            what it keeps of out.txt (summary on stderr)
+  cg filters verify --require-all           run every inline test
+  cg filters verify .cg/filters/mine.yaml   run the tests of one file
+  cg filters trust                          use ./.cg/filters/*.yaml of this project
+`;
+
+const HOOK_EXAMPLES = `
+Examples:
+  cg init claude                            install it (cg hook claude) in ~/.claude/settings.json
+  echo '{"tool_name":"Bash","tool_input":{"command":"pytest -q"}}' | cg hook claude
+
+Prints nothing (the call runs unchanged) for commands no filter handles, pipelines, redirections to
+files, heredocs, interactive programs, with CG_DISABLE=1, and on any problem of its own.
+CG_HOOK_DEBUG=1 says on stderr what it decided and why.
+`;
+
+const INIT_EXAMPLES = `
+Examples:
+  cg init claude --dry-run                  show the change to ~/.claude/settings.json
+  cg init claude --project                  ./.claude/settings.json instead
+  cg init codex                             ~/.codex/hooks.json
+  cg init claude --uninstall                take the hook out again
+  cg init agents-md >> AGENTS.md            tell the agent about <<cg:KEY>> markers
+`;
+
+const COMPLETION_EXAMPLES = `
+Examples:
+  source <(cg completion bash)              bash, this shell
+  cg completion zsh > ~/.zfunc/_cg          zsh, with ~/.zfunc on $fpath
+  cg completion fish > ~/.config/fish/completions/cg.fish
 `;
 
 export async function buildProgram(setExit: (code: number) => void): Promise<Command> {
@@ -65,7 +103,8 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .option('--no-store', 'do not stash originals: lossless components only')
       .option('-v, --verbose', 'one line per component decision on stderr')
       .option('--explain', 'a table of what each component did, on stderr')
-      .option('--force', 'compact even when stdout is a regular file');
+      .option('--force', 'compact even when stdout is a regular file')
+      .option('--filters <file>', 'a filter file tried before project, user and builtin filters');
 
   compactOptions(
     program
@@ -74,7 +113,12 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
         'read stdin (command output or an LLM request body), write the compacted version to stdout',
       )
       .addOption(new Option('-f, --format <format>', 'input format').choices(FORMAT_CHOICES).default('auto'))
-      .option('--command <cmd>', 'the command that produced the text (selects filters)'),
+      .option('--command <cmd>', 'the command that produced the text (selects filters)')
+      .option(
+        '--session <id>',
+        'conversation id for cache-stable replay of request bodies (default: $CG_SESSION, else derived)',
+      )
+      .option('--no-session', 'no replay: decide every tool output afresh and record nothing'),
   )
     .addHelpText('after', EXAMPLES)
     .action(async (flags) => {
@@ -112,6 +156,47 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
     });
 
   program
+    .command('filters')
+    .description(
+      'declarative output filters: list | show NAME | verify [FILE...] | test NAME [FILE|-] | trust | untrust',
+    )
+    .argument('<action>', 'list, show, verify, test, trust or untrust')
+    .argument(
+      '[args...]',
+      'show/test: a filter name (test: then an input FILE, or - for stdin); verify: filter files',
+    )
+    .option('--require-all', 'verify: also fail filters that have no inline tests')
+    .option('--filters <file>', 'a filter file tried before project, user and builtin filters')
+    .addHelpText('after', FILTERS_EXAMPLES)
+    .action(async (action: string, args: string[], flags: { requireAll?: boolean; filters?: string }) => {
+      const [{ filtersCommand }, { readStdin, writeOut }] = await Promise.all([
+        import('./commands/filters.js'),
+        import('./io.js'),
+      ]);
+      // stdout first, then stderr (test's summary comes after the output it describes).
+      let out = '';
+      let err = '';
+      try {
+        setExit(
+          await filtersCommand(action, args, flags, {
+            cwd: process.cwd(),
+            env: process.env,
+            out: (s) => {
+              out += s;
+            },
+            err: (s) => {
+              err += s;
+            },
+            stdin: async () => (await readStdin()).toString('utf8'),
+          }),
+        );
+      } finally {
+        await writeOut(out);
+        process.stderr.write(err);
+      }
+    });
+
+  program
     .command('store')
     .description('the store of originals: path | info | prune | clear')
     .argument('<action>', 'path, info, prune or clear')
@@ -129,6 +214,87 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       setExit(0);
     });
 
+  program
+    .command('stats')
+    .description('tokens saved, from the ledger: totals, by component and command, net of cg expand')
+    .option('--since <when>', 'only events since a duration ago (30m, 24h, 7d) or a date (2026-11-01)')
+    .option('--session <id>', 'only events of this session ($CG_SESSION when they were recorded)')
+    .option('--top <n>', 'rows in the by-command and no-filter-matched tables (default 10)')
+    .option('--json', 'machine-readable report (keys are only ever added, never renamed)')
+    .option('--graph', 'daily saved tokens as a bar chart')
+    .option('--reset', 'delete the ledger and pending records, and say what was removed')
+    .action(async (flags) => {
+      const { statsCommand } = await import('./commands/stats.js');
+      setExit(await statsCommand(flags));
+    });
+
+  // Agent integrations: the PreToolUse hook, its installer, the MCP server, shell completions.
+  const { Argument } = await import('commander');
+  program
+    .command('hook')
+    .description("an agent's PreToolUse hook: reads the hook JSON on stdin, wraps shell commands in cg run")
+    .addArgument(new Argument('<agent>', 'claude or codex').choices(['claude', 'codex']))
+    .addHelpText('after', HOOK_EXAMPLES)
+    .action(async (agent: 'claude' | 'codex') => {
+      const { hookSubcommand } = await import('./commands/hook.js');
+      setExit(await hookSubcommand(agent));
+    });
+
+  program
+    .command('init')
+    .description(
+      "add cg's hook to an agent's settings (claude, codex), or print agent instructions (agents-md)",
+    )
+    .addArgument(
+      new Argument('<target>', 'claude, codex or agents-md').choices(['claude', 'codex', 'agents-md']),
+    )
+    .option('--global', 'user-wide settings (~/.claude, ~/.codex; the default)')
+    .option('--project', "this project's settings (./.claude, ./.codex)")
+    .option('--dry-run', 'print the change as a diff; write nothing')
+    .option('--uninstall', "remove cg's hook, leaving everything else as it was")
+    .addHelpText('after', INIT_EXAMPLES)
+    .action(async (target: string, flags) => {
+      const [{ initCommand }, { writeOut }] = await Promise.all([
+        import('./commands/init.js'),
+        import('./io.js'),
+      ]);
+      let out = '';
+      setExit(
+        await initCommand(target, flags, {
+          env: process.env,
+          cwd: process.cwd(),
+          out: (s) => {
+            out += s;
+          },
+          err: (s) => process.stderr.write(s),
+        }),
+      );
+      await writeOut(out);
+    });
+
+  program
+    .command('mcp')
+    .description('serve cg_expand, cg_compress and cg_stats to an MCP client over stdio')
+    .option('--config <file>', 'config file (store settings, store.hint)')
+    .action(async (flags: { config?: string }) => {
+      const { mcpCommand } = await import('./commands/mcp.js');
+      setExit(await mcpCommand(flags));
+    });
+
+  program
+    .command('completion')
+    .description('print a shell completion script: bash, zsh or fish')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .addHelpText('after', COMPLETION_EXAMPLES)
+    .action(async (shell: string) => {
+      const [{ completionScript }, { writeOut }] = await Promise.all([
+        import('./commands/completion.js'),
+        import('./io.js'),
+      ]);
+      await writeOut(completionScript(shell, program));
+      setExit(0);
+    });
+
   program.addHelpText('after', EXAMPLES);
   return program;
 }
@@ -140,6 +306,11 @@ export async function main(argv: string[]): Promise<number> {
       // `cmd | cg`, the hot path: the default command with its defaults needs no argument parser.
       const { compressCommand } = await import('./commands/compress.js');
       return await compressCommand({ format: 'auto' });
+    }
+    if (argv[0] === 'hook' && (argv[1] === 'claude' || argv[1] === 'codex') && argv.length === 2) {
+      // The agent's hook runs before every shell call: it too skips the argument parser.
+      const { hookSubcommand } = await import('./commands/hook.js');
+      return await hookSubcommand(argv[1]);
     }
     const program = await buildProgram((c) => {
       code = c;

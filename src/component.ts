@@ -56,11 +56,31 @@ export interface ToolOutput {
 export interface MessageView {
   role: string;
   text: string;
+  /**
+   * The last content block of a message whose content is a list of blocks (Anthropic only): where a
+   * cache breakpoint can go. Absent for string content and for other formats.
+   */
+  lastBlock?: { type: string; cacheControl: boolean; empty: boolean };
+}
+
+/**
+ * A lossless edit to a request body's structure rather than to a tool output's text: the writer
+ * applies it by span, leaving every other byte as it was.
+ */
+export interface StructuralEdit {
+  /** `cache_control: {type: "ephemeral"}` added to the last content block of a message. */
+  kind: 'cache_breakpoint';
+  messageIndex: number;
 }
 
 /** Finds the declarative filter for an output (see src/dsl/types.ts); loads filter files lazily. */
 export interface FilterSource {
-  select(command: string | undefined, text: string): Promise<CompiledFilter | undefined>;
+  /** `exclude`: filter names not to consider (cmdfilter's `disabled`); the next match wins instead. */
+  select(
+    command: string | undefined,
+    text: string,
+    options?: { exclude?: readonly string[] },
+  ): Promise<CompiledFilter | undefined>;
 }
 
 export interface RunContext {
@@ -73,6 +93,8 @@ export interface RunContext {
   lang?: string;
   format: InputFormat;
   messages: readonly MessageView[];
+  /** Cache breakpoints (cache_control) already in the body, when the format has them (Anthropic). */
+  cacheBreakpoints?: number;
 }
 
 export type InputFormat = 'text' | 'openai' | 'anthropic' | 'responses';
@@ -104,6 +126,13 @@ export interface TranscriptComponent<C = unknown> extends ComponentBase<C> {
     cfg: C,
     ctx: RunContext,
   ): Map<string, Outcome> | Promise<Map<string, Outcome>>;
+  /** Lossless structural edits to the body (e.g. a cache breakpoint); the pipeline validates them. */
+  edits?(outputs: readonly ToolOutput[], cfg: C, ctx: RunContext): readonly StructuralEdit[];
+  /**
+   * In a replayed session, rewrites this component proposes for outputs already sent are held back
+   * until together they save at least this many tokens, so old messages change in batches.
+   */
+  batchTokens?(cfg: C): number;
 }
 
 export type Component<C = unknown> = OutputComponent<C> | TranscriptComponent<C>;

@@ -1,14 +1,18 @@
 /**
  * The engine shared by the CLI and the library API: text in → transcript → pipeline → text out.
  * It knows nothing of stdin, stdout or exit codes; byte-level gates (binary input, CG_DISABLE,
- * redirected output) belong to the callers that see bytes.
+ * redirected output) belong to the callers that see bytes. With a session, a request body's tool
+ * outputs already sent in earlier turns are replayed as sent (src/session), and what this run sent
+ * is recorded for the next turn.
  */
 import type { FilterSource, InputFormat } from './component.js';
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
+import { transcriptQuery } from './input/query.js';
 import { readTranscript } from './input/read.js';
 import type { FormatChoice } from './input/transcript.js';
 import { type PipelineEvent, runPipeline } from './pipeline.js';
 import { resolveStages } from './resolve-stages.js';
+import { openSession, type SessionOptions } from './session/replay.js';
 import type { Store } from './store/store.js';
 import { createTokens, type TokenizerName, type Tokens } from './tokens.js';
 
@@ -34,6 +38,11 @@ export interface CompactOptions {
   filters?: FilterSource;
   /** Reuse a token counter across calls (it caches counts). */
   tokens?: Tokens;
+  /**
+   * Replay the decisions of earlier turns of the same conversation (request bodies with a store
+   * only). Off unless given; the CLI turns it on.
+   */
+  session?: SessionOptions | false;
 }
 
 export interface CompactResult {
@@ -44,6 +53,8 @@ export interface CompactResult {
   /** Where the component list came from, and notes such as skipped preset members. */
   source: string;
   notes: string[];
+  /** The session this run replayed and recorded under (explicit or derived), if any. */
+  session?: string;
 }
 
 /** A loaded config as-is, a raw config object validated like a file, or the defaults. */
@@ -69,6 +80,12 @@ export async function compactText(input: string, options: CompactOptions): Promi
     config,
     transcript.format,
   );
+  // Sessions only where there is something to replay: a request body, and a store for its markers.
+  const session =
+    options.session && options.store && transcript.format !== 'text'
+      ? await openSession(transcript, stages, options.session)
+      : undefined;
+  if (session) notes.push(`session ${session.label}: ${session.replay.pins.size} outputs replayed as sent`);
   options.onPlan?.({
     format: transcript.format,
     source,
@@ -76,16 +93,31 @@ export async function compactText(input: string, options: CompactOptions): Promi
     components: stages.map((s) => s.component.name),
   });
   const tokens = options.tokens ?? createTokens(options.tokenizer ?? config.tokenizer);
-  const { rewrites, events } = await runPipeline(transcript, {
+  const query = options.query ?? transcriptQuery(transcript);
+  const { rewrites, events, edits, finals } = await runPipeline(transcript, {
     stages,
     store: options.store,
     tokens,
     hintTemplate: config.store.hint,
-    ...(options.query !== undefined ? { query: options.query } : {}),
+    ...(query !== undefined ? { query } : {}),
     ...(options.lang !== undefined ? { lang: options.lang } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.filters ? { filters: options.filters } : {}),
+    ...(session ? { replay: session.replay } : {}),
   });
-  const output = rewrites.size > 0 ? transcript.write(rewrites) : input;
-  return { output, changed: rewrites.size > 0, format: transcript.format, events, source, notes };
+  const changed = rewrites.size > 0 || edits.length > 0;
+  const output = changed ? transcript.write(rewrites, edits) : input;
+  if (session) {
+    const failed = await session.save(rewrites, finals);
+    if (failed) notes.push(`session ${session.label}: record not saved (${failed})`);
+  }
+  return {
+    output,
+    changed,
+    format: transcript.format,
+    events,
+    source,
+    notes,
+    ...(session ? { session: session.label } : {}),
+  };
 }

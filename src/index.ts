@@ -1,9 +1,15 @@
 /**
  * The library API: the same engine as the CLI. `compact()` rewrites raw text or a request body and
  * stashes originals in the store (the default store unless told otherwise); `expand()` gives an
- * original back by key or marker.
+ * original back by key or marker; `loadFilters()` lists the declarative filters a directory sees.
+ * Filters follow the CLI's lookup order (DESIGN §5) relative to `cwd` unless a FilterSource is given.
  */
 import { type CgConfig, defaultConfig, loadConfig } from './config.js';
+import {
+  createFilterSource,
+  type FilterSourceOptions,
+  loadFilters as loadFilterSet,
+} from './dsl/registry.js';
 import { type CompactOptions, compactText, toConfig } from './engine.js';
 import { parseKeys } from './store/marker.js';
 import { openStore } from './store/open.js';
@@ -11,11 +17,12 @@ import type { Store } from './store/store.js';
 
 export type { Component, Loss, Outcome, ToolOutput } from './component.js';
 export type { CgConfig } from './config.js';
+export type { CompiledFilter, FilterResult } from './dsl/types.js';
 export type { PipelineEvent } from './pipeline.js';
 export { createFsStore } from './store/fs-store.js';
 export { keyOf } from './store/keys.js';
 export type { Store } from './store/store.js';
-export { loadConfig };
+export { createFilterSource, loadConfig };
 
 export interface CompactApiOptions extends Omit<CompactOptions, 'store' | 'config'> {
   /** A config object (validated like a config file) or an already-loaded config. */
@@ -27,8 +34,20 @@ export interface CompactApiOptions extends Omit<CompactOptions, 'store' | 'confi
 export async function compact(input: string, options: CompactApiOptions = {}) {
   const config = toConfig(options.config);
   const store = options.store === undefined ? openStore(config.store) : options.store;
-  const { output, events, changed, format } = await compactText(input, { ...options, config, store });
+  const filters = options.filters ?? createFilterSource({ cwd: process.cwd(), env: process.env });
+  const { output, events, changed, format } = await compactText(input, {
+    ...options,
+    config,
+    store,
+    filters,
+  });
   return { output, events, changed, format };
+}
+
+/** Every filter visible from `cwd` (--filters file, trusted project, user, builtins), in selection order. */
+export async function loadFilters(opts: Partial<FilterSourceOptions> = {}) {
+  const loaded = await loadFilterSet({ cwd: process.cwd(), env: process.env, ...opts });
+  return loaded.filters;
 }
 
 /** The original behind a key or marker, or undefined when the store does not have it. */

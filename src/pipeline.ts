@@ -9,6 +9,13 @@
  *     fewer than its input's (byte bounds first, the tokenizer only when they cannot decide);
  *   - fail-open: a component that throws, times out or breaks its contract is reverted alone.
  * Processing is sequential and ordered, so the same input and config give the same bytes.
+ *
+ * Replay (a session, src/session): an output already sent in an earlier turn is pinned to the text
+ * sent then, so a provider's prompt cache keeps matching. Only a transcript-scope lossy component
+ * (mask, dedup, failed_run, phi_evict) may still move it forward to a placeholder, and those moves
+ * are held back until together they save a batch of tokens: old messages change rarely, all at once.
+ * Transcript components may also ask for lossless structural edits (a cache breakpoint), which are
+ * validated here and applied by the writer.
  */
 import {
   type Component,
@@ -17,9 +24,11 @@ import {
   MARKER_SLOT,
   type Outcome,
   type RunContext,
+  type StructuralEdit,
   type ToolOutput,
 } from './component.js';
 import { isCgExpand } from './input/builder.js';
+import { judgeEdits } from './input/cache-breakpoints.js';
 import type { Transcript } from './input/transcript.js';
 import { keyOf } from './store/keys.js';
 import { DEFAULT_HINT, hasMarker, hint, marker } from './store/marker.js';
@@ -45,6 +54,22 @@ export interface PipelineOptions {
   timeoutMs?: number;
   /** Called once per decision, for --verbose. */
   onEvent?: (e: PipelineEvent) => void;
+  /** What earlier runs of the same session sent, to be replayed byte for byte. */
+  replay?: Replay;
+}
+
+/** What an earlier run of the same session sent for one output. */
+export interface Pin {
+  text: string;
+  /** A placeholder from a transcript-scope component (masked, deduped, superseded): frozen for good. */
+  final: boolean;
+}
+
+export interface Replay {
+  /** Output id → what was sent for it (only outputs whose original is unchanged). */
+  pins: ReadonlyMap<string, Pin>;
+  /** Held-back rewrites of pinned outputs apply once they save this many tokens together. */
+  flushTokens: number;
 }
 
 export type EventAction = 'rewrite' | 'skip' | 'revert' | 'fail';
@@ -73,6 +98,10 @@ export interface PipelineResult {
   /** Output id → final text, only for outputs that changed. */
   rewrites: Map<string, string>;
   events: PipelineEvent[];
+  /** Validated structural edits for the writer (e.g. a cache breakpoint). */
+  edits: StructuralEdit[];
+  /** Ids whose text is now a placeholder from a transcript-scope component (pinned finals included). */
+  finals: Set<string>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -90,6 +119,20 @@ interface Slot {
   output: ToolOutput;
   original: string;
   current: string;
+  /** Sent in an earlier turn of a replayed session: current is what was sent. */
+  pinned: boolean;
+  final: boolean;
+  /** A held-back rewrite is waiting for this slot: later stages leave it alone. */
+  held: boolean;
+}
+
+interface Held {
+  component: Component;
+  slot: Slot;
+  text: string;
+  key: string | undefined;
+  outcome: Extract<Outcome, { kind: 'rewrite' }>;
+  started: number;
 }
 
 export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
@@ -98,11 +141,19 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     events.push(e);
     opts.onEvent?.(e);
   };
-  const slots = t.outputs.map((o): Slot => ({ output: o, original: o.text, current: o.text }));
+  const slots = t.outputs.map((o): Slot => {
+    const pin = opts.replay?.pins.get(o.id);
+    // A verbatim output was sent verbatim; its pin can say nothing else.
+    const current = pin && verbatimReason(o) === undefined ? pin.text : o.text;
+    return { output: o, original: o.text, current, pinned: !!pin, final: !!pin?.final, held: false };
+  });
+  const held: Held[] = [];
+  const edits: StructuralEdit[] = [];
   const ctx: RunContext = {
     tokens: opts.tokens,
     format: t.format,
     messages: t.messages,
+    ...(t.cacheBreakpoints !== undefined ? { cacheBreakpoints: t.cacheBreakpoints } : {}),
     ...(opts.query !== undefined ? { query: opts.query } : {}),
     ...(opts.lang !== undefined ? { lang: opts.lang } : {}),
     ...(opts.filters !== undefined ? { filters: opts.filters } : {}),
@@ -120,13 +171,24 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
       emit(base(component.name, '*', 'skip', 0, 0, 'no store: lossy components are off'));
       continue;
     }
+    if (component.scope === 'transcript' && component.edits) await structuralEdits(component, config);
+    let replayed = 0;
     const eligible = slots.filter((s) => {
+      // A pinned output stays as sent, except that a transcript-scope lossy component may still move
+      // it forward; its marker gate then looks at the original (cg's own marker is no reason to stop).
+      const mayMove = s.pinned && !s.final && component.scope === 'transcript' && component.lossy;
+      if (s.held || (s.pinned && !mayMove)) {
+        if (s.pinned) replayed++;
+        return false;
+      }
       const why =
         verbatimReason(s.output) ??
-        (component.lossy && hasMarker(s.current) ? 'already has a marker' : undefined);
+        (component.lossy && hasMarker(mayMove ? s.original : s.current) ? 'already has a marker' : undefined);
       if (why) emit(base(component.name, s.output.id, 'skip', byteLength(s.current), 0, why, s.output));
       return !why;
     });
+    // One event for all replayed outputs: a long session would otherwise log hundreds per stage.
+    if (replayed > 0) emit(base(component.name, '*', 'skip', 0, 0, `${replayed} outputs replayed as sent`));
     if (eligible.length === 0) continue;
     if (component.lossy && !(await canStash())) {
       emit(base(component.name, '*', 'skip', 0, 0, 'store not writable: lossy components are off'));
@@ -167,20 +229,66 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
         continue;
       }
       const byId = new Map(eligible.map((s) => [s.output.id, s]));
+      const known = new Set(slots.map((s) => s.output.id));
       for (const [id, outcome] of result.value) {
         const slot = byId.get(id);
         if (!slot) {
-          emit(base(component.name, id, 'revert', 0, 0, 'outcome for an output that is not eligible'));
+          // Components propose for any output; an ineligible one was already reported with its gate.
+          if (!known.has(id)) emit(base(component.name, id, 'revert', 0, 0, 'outcome for an unknown output'));
           continue;
         }
         await settle(component, slot, { kind: 'ok', value: outcome }, started);
       }
     }
   }
+  await flushHeld();
 
   const rewrites = new Map<string, string>();
-  for (const s of slots) if (s.current !== s.original) rewrites.set(s.output.id, s.current);
-  return { rewrites, events };
+  const finals = new Set<string>();
+  for (const s of slots) {
+    if (s.current !== s.original) rewrites.set(s.output.id, s.current);
+    if (s.final) finals.add(s.output.id);
+  }
+  return { rewrites, events, edits, finals };
+
+  /** Applies the held-back rewrites of pinned outputs when together they are worth a batch. */
+  async function flushHeld() {
+    if (held.length === 0) return;
+    const batch = opts.replay?.flushTokens ?? 0;
+    let saved = 0;
+    for (const h of held)
+      saved += (await opts.tokens.count(h.slot.current)) - (await opts.tokens.count(h.text));
+    if (saved < batch) {
+      const why = `held back until a batch is due (${saved} of ${batch} tokens pending)`;
+      for (const h of held) {
+        const bytes = byteLength(h.slot.current);
+        emit(base(h.component.name, h.slot.output.id, 'skip', bytes, bytes, why, h.slot.output));
+      }
+      return;
+    }
+    for (const h of held) await commit(h.component, h.slot, h.text, h.key, h.outcome, h.started);
+  }
+
+  /** Asks a transcript component for structural edits and keeps those the body can take. */
+  async function structuralEdits(component: Component, config: unknown) {
+    if (component.scope !== 'transcript' || !component.edits) return;
+    const views = slots.map((s) => ({ ...s.output, text: s.current }));
+    const edit = component.edits.bind(component);
+    const result = await guarded(() => edit(views, config, ctx), timeoutMs);
+    if (result.kind === 'error') return emit(base(component.name, '*', 'fail', 0, 0, result.message));
+    const list: unknown = result.value;
+    if (!Array.isArray(list))
+      return emit(base(component.name, '*', 'fail', 0, 0, 'edits() did not return a list'));
+    for (const v of judgeEdits(list, t.messages, ctx.cacheBreakpoints ?? 0, edits)) {
+      if (!v.ok) {
+        emit(base(component.name, '*', 'skip', 0, 0, v.reason));
+        continue;
+      }
+      edits.push(v.edit);
+      const note = `cache breakpoint on message ${v.edit.messageIndex}`;
+      emit({ ...base(component.name, '*', 'rewrite', 0, 0), note });
+    }
+  }
 
   async function settle(component: Component, slot: Slot, result: Guarded<Outcome>, started: number) {
     const id = slot.output.id;
@@ -224,6 +332,30 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
       const tag = marker(key) + hint(template, key, outcome.expandArgs);
       text = text.includes(MARKER_SLOT) ? text.replace(MARKER_SLOT, () => tag) : appendLine(text, tag);
     }
+    if (slot.pinned && component.scope === 'transcript') {
+      // Already sent: changing it now breaks the provider's cache from here on, so wait for a batch.
+      slot.held = true;
+      held.push({ component, slot, text, key, outcome, started });
+      return;
+    }
+    await commit(component, slot, text, key, outcome, started);
+  }
+
+  async function commit(
+    component: Component,
+    slot: Slot,
+    text: string,
+    key: string | undefined,
+    outcome: Extract<Outcome, { kind: 'rewrite' }>,
+    started: number,
+  ) {
+    const bytesIn = byteLength(slot.current);
+    const report = (action: EventAction, reason: string | undefined, extra: Partial<PipelineEvent> = {}) =>
+      emit({
+        ...base(component.name, slot.output.id, action, bytesIn, bytesIn, reason, slot.output),
+        ms: performance.now() - started,
+        ...extra,
+      });
     if (key !== undefined) {
       // Stash before the marker can reach any output; a failed stash reverts this rewrite only.
       const put = await opts.store!.put(slot.original, slot.output.bytes);
@@ -236,6 +368,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     }
     const before = slot.current;
     slot.current = text;
+    if (component.scope === 'transcript' && outcome.loss !== 'none') slot.final = true;
     report('rewrite', undefined, {
       before,
       after: text,

@@ -23,18 +23,7 @@ export const DEFAULT_PRESET_FOR_TEXT: PresetName = 'shell';
 export const DEFAULT_PRESET_FOR_TRANSCRIPT: PresetName = 'balanced';
 
 /** Components that presets name but that are not implemented in this build yet. */
-export const PLANNED_COMPONENTS: readonly string[] = [
-  'cacheinject',
-  'dedup',
-  'failed_run',
-  'cmdfilter',
-  'smartcrush',
-  'extract',
-  'skeleton',
-  'mask',
-  'phi_evict',
-  'summarize',
-];
+export const PLANNED_COMPONENTS: readonly string[] = ['summarize'];
 
 export function isPreset(name: string): name is PresetName {
   return Object.hasOwn(PRESETS, name);

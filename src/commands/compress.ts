@@ -4,13 +4,18 @@
  * unexpected internal error also passes the input through unchanged: a filter in a pipe must never
  * eat its input.
  */
+
+import type { InputFormat } from '../component.js';
 import { loadConfig } from '../config.js';
+import { createFilterSource } from '../dsl/registry.js';
 import { compactText } from '../engine.js';
+import type { ConfigError } from '../errors.js';
 import type { FormatChoice } from '../input/transcript.js';
 import { isRewritableText, readStdin, stdoutIsRegularFile, warn, writeOut } from '../io.js';
 import type { PipelineEvent } from '../pipeline.js';
+import type { RunCounts } from '../stats/index.js';
 import { openStore } from '../store/open.js';
-import type { TokenizerName } from '../tokens.js';
+import { createTokens, type TokenizerName, type Tokens } from '../tokens.js';
 import { explainTable, verboseLine } from './report.js';
 
 export interface CompressFlags {
@@ -27,6 +32,10 @@ export interface CompressFlags {
   verbose?: boolean;
   explain?: boolean;
   force?: boolean;
+  /** --filters FILE: a filter file tried before all others. */
+  filters?: string;
+  /** --session <id> gives a string, --no-session false; absent means CG_SESSION or a derived id. */
+  session?: string | boolean;
 }
 
 export async function compressCommand(flags: CompressFlags): Promise<number> {
@@ -35,7 +44,9 @@ export async function compressCommand(flags: CompressFlags): Promise<number> {
   if (stdoutIsRegularFile() && !flags.force) {
     return passthrough(input, flags, 'stdout is a regular file: writing raw (use --force to compact)');
   }
-  await compactAndWrite(input, flags);
+  const report = await compactAndWrite(input, flags);
+  if (report?.filterError) throw report.filterError;
+  if (report) await recordReport(report, flags);
   return 0;
 }
 
@@ -45,6 +56,37 @@ export interface CompactReport {
   input: string;
   output: string;
   changed: boolean;
+  /** A filter file that failed to load: the output is the input, and the caller should report this. */
+  filterError?: ConfigError;
+  format: InputFormat;
+  tokenizer: TokenizerName;
+  storeDir?: string;
+  /** The run's token counter: the footer reuses its cached counts. */
+  tokens: Tokens;
+  /** The session the engine replayed under (explicit or derived from the conversation). */
+  session?: string;
+}
+
+/** Appends the run to the stats ledger (after the output is written; never throws). */
+export async function recordReport(
+  report: CompactReport,
+  flags: CompressFlags,
+  counts?: RunCounts,
+): Promise<void> {
+  if (report.filterError) return; // the output was the raw input: nothing was saved or spent
+  const { recordCompaction } = await import('../stats/index.js');
+  await recordCompaction(report.events, {
+    ...(flags.command !== undefined ? { command: flags.command } : {}),
+    ...(report.session !== undefined
+      ? { session: report.session }
+      : typeof flags.session === 'string'
+        ? { session: flags.session }
+        : {}),
+    format: report.format,
+    tokenizer: report.tokenizer,
+    ...(report.storeDir !== undefined ? { storeDir: report.storeDir } : {}),
+    ...(counts ? { counts } : {}),
+  });
 }
 
 /**
@@ -63,6 +105,22 @@ export async function compactAndWrite(
 
   const config = await loadConfig(flags.config);
   const text = input.toString('utf8');
+  const tokenizer = flags.tokenizer ?? config.tokenizer;
+  const tokens = createTokens(tokenizer);
+  const store = flags.store === false ? null : openStore(config.store);
+  const meta = {
+    format: 'text' as InputFormat,
+    tokenizer,
+    tokens,
+    ...(store ? { storeDir: store.dir } : {}),
+  };
+  // Lazy: filter files (and re2js) are read only if cmdfilter asks for a filter.
+  const filters = createFilterSource({
+    ...(flags.filters !== undefined ? { filtersFile: flags.filters } : {}),
+    cwd: process.cwd(),
+    env: process.env,
+    ...(flags.verbose ? { onNote: warn } : {}),
+  });
   const events: PipelineEvent[] = [];
   let result: Awaited<ReturnType<typeof compactText>>;
   try {
@@ -76,7 +134,11 @@ export async function compactAndWrite(
       ...(flags.query !== undefined ? { query: flags.query } : {}),
       ...(flags.lang !== undefined ? { lang: flags.lang } : {}),
       ...(flags.tokenizer !== undefined ? { tokenizer: flags.tokenizer } : {}),
-      store: flags.store === false ? null : openStore(config.store),
+      store,
+      tokens,
+      session:
+        flags.session === false ? false : typeof flags.session === 'string' ? { id: flags.session } : {},
+      filters,
       onPlan: (plan) => {
         if (!flags.verbose) return;
         warn(`${plan.format} input; ${plan.source}: ${plan.components.join(', ') || '(no components)'}`);
@@ -95,11 +157,25 @@ export async function compactAndWrite(
     await writeOut(input);
     return undefined;
   }
+  if (filters.error) {
+    // A broken filter file is a config error, never a silent skip; the input still passes through
+    // whole, so nothing is lost while the caller reports it (compress: exit 2).
+    await writeOut(input);
+    return { ...meta, events, input: text, output: text, changed: false, filterError: filters.error };
+  }
   if (result.changed) await writeOut(result.output);
   else await writeOut(input);
   if (flags.explain)
     process.stderr.write(await explainTable(events, text, result.output, config.tokenizer, flags.tokenizer));
-  return { events, input: text, output: result.output, changed: result.changed };
+  return {
+    ...meta,
+    format: result.format,
+    ...(result.session !== undefined ? { session: result.session } : {}),
+    events,
+    input: text,
+    output: result.output,
+    changed: result.changed,
+  };
 }
 
 async function passthrough(input: Buffer, flags: CompressFlags, why: string): Promise<number> {

@@ -7,6 +7,7 @@
 import { loadConfig } from '../config.js';
 import { UsageError } from '../errors.js';
 import { readStdin, warn, writeOut } from '../io.js';
+import { recordExpand } from '../stats/index.js';
 import { parseKeys } from '../store/marker.js';
 import { openStore } from '../store/open.js';
 
@@ -84,6 +85,7 @@ export async function expandCommand(args: readonly string[], flags: ExpandFlags)
     const bytes = await store.get(key);
     if (!bytes) {
       missing++;
+      await recordExpand({ key, hit: false, bytes: 0 });
       warn(
         `${key}: not in the store at ${store.dir} (it expired or was never stored here); re-run the command to get its output again`,
       );
@@ -92,6 +94,7 @@ export async function expandCommand(args: readonly string[], flags: ExpandFlags)
     const body =
       range || grep ? Buffer.from(sliceOriginal(bytes.toString('utf8'), range, grep), 'utf8') : bytes;
     if (body.length > 0) matched++;
+    const written = body;
     if (several) {
       const sep = body.length > 0 && body[body.length - 1] !== 0x0a ? '\n' : '';
       await writeOut(`=== cg expand ${key} ===\n`);
@@ -100,6 +103,14 @@ export async function expandCommand(args: readonly string[], flags: ExpandFlags)
     } else {
       await writeOut(body);
     }
+    await recordExpand({
+      key,
+      hit: true,
+      bytes: written.length,
+      output: written,
+      storeDir: store.dir,
+      tokenizer: config.tokenizer,
+    });
   }
   if (missing > 0) return 1;
   if (grep && matched === 0) {

@@ -11,7 +11,8 @@ import { stdoutIsRegularFile, warn, writeOut } from '../io.js';
 import { commandLine } from '../run/quote.js';
 import { runCommand, type Spool } from '../run/spawn.js';
 import { type Spinner, startSpinner } from '../run/spinner.js';
-import { type CompactReport, type CompressFlags, compactAndWrite } from './compress.js';
+import type { RunCounts } from '../stats/index.js';
+import { type CompressFlags, compactAndWrite, recordReport } from './compress.js';
 
 export interface RunFlags extends CompressFlags {
   shell?: string;
@@ -51,7 +52,16 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
       return code;
     }
     const report = await compactAndWrite(spool.read(0, size), { ...flags, command });
-    if (showProgress && report?.changed) process.stderr.write(await footer(report, flags));
+    // A broken filter file: the output went through unchanged; say why, keep the command's exit code.
+    if (report?.filterError) warn(report.filterError.message);
+    if (!report) return code;
+    let counts: RunCounts | undefined;
+    if (showProgress && report.changed && !report.filterError) {
+      const { countRun, footerLine } = await import('../stats/index.js');
+      counts = await countRun(report.events, report.tokens);
+      if (counts) process.stderr.write(`${footerLine(counts)}\n`);
+    }
+    await recordReport(report, { ...flags, command }, counts);
   } finally {
     spool.close();
   }
@@ -60,16 +70,4 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
 
 async function streamRaw(spool: Spool, size: number): Promise<void> {
   for (let at = 0; at < size; at += 1 << 20) await writeOut(spool.read(at, Math.min(size, at + (1 << 20))));
-}
-
-/** One line on a terminal: what the run saved, counted with the real tokenizer. */
-async function footer(report: CompactReport, flags: RunFlags): Promise<string> {
-  const { createTokens } = await import('../tokens.js');
-  const tokens = createTokens(flags.tokenizer ?? 'o200k');
-  const before = await tokens.count(report.input);
-  const after = await tokens.count(report.output);
-  const pct = before > 0 ? Math.round(((before - after) / before) * 100) : 0;
-  const keys = [...new Set(report.events.flatMap((e) => (e.key ? [e.key] : [])))];
-  const expand = keys.length ? ` · cg expand ${keys.join(' ')}` : '';
-  return `cg: ${before.toLocaleString('en-US')} → ${after.toLocaleString('en-US')} tokens (−${pct}%)${expand}\n`;
 }

@@ -6,9 +6,12 @@
  * command (input.command) and path (input.file_path ?? input.path).
  *
  * Message views are one per element of `messages`, so ToolOutput.messageIndex indexes them; the
- * top-level system prompt is not a message and is left out.
+ * top-level system prompt is not a message and is left out (it is Transcript.system). A message with
+ * block content notes its last block, where a cache breakpoint may go, and the body's existing
+ * breakpoints are counted (the API accepts at most four).
  */
 
+import type { MessageView } from '../component.js';
 import { messageList, TranscriptBuilder } from './builder.js';
 import { type CallInfo, detailsFromObject, renderCall } from './call-args.js';
 import { type JsonNode, type JsonString, member, stringOf, toValue } from './json-spans.js';
@@ -26,15 +29,47 @@ function resultParts(content: JsonNode | undefined): JsonString[] {
   return parts;
 }
 
+/** The text of a string or text-block `system`, or undefined. */
+function systemText(system: JsonNode | undefined): string | undefined {
+  if (system?.type === 'string') return system.value;
+  if (system?.type !== 'array') return undefined;
+  return system.items.map((b) => stringOf(member(b, 'text')) ?? '').join('\n');
+}
+
+/** How many blocks under `node` (one level of blocks, and tool_result content) carry cache_control. */
+function breakpointsIn(node: JsonNode | undefined): number {
+  if (node?.type !== 'array') return 0;
+  let n = 0;
+  for (const block of node.items) {
+    if (member(block, 'cache_control') !== undefined) n++;
+    n += breakpointsIn(member(block, 'content'));
+  }
+  return n;
+}
+
 export function readAnthropic(raw: string, root: JsonNode, opts: ReadOptions): Transcript {
   const b = new TranscriptBuilder(opts);
   const calls = new Map<string, CallInfo>();
+  let breakpoints = breakpointsIn(member(root, 'system')) + breakpointsIn(member(root, 'tools'));
   (messageList(root) ?? []).forEach((message, messageIndex) => {
     const role = stringOf(member(message, 'role')) ?? '';
     const content = member(message, 'content');
     const pieces: string[] = [];
     if (content?.type === 'string') pieces.push(content.value);
     const blocks = content?.type === 'array' ? content.items : [];
+    breakpoints += breakpointsIn(content);
+    const last = blocks[blocks.length - 1];
+    let lastBlock: MessageView['lastBlock'];
+    if (last?.type === 'object' && last.members.length > 0) {
+      b.lastBlocks.set(messageIndex, last);
+      const type = stringOf(member(last, 'type')) ?? '';
+      const text = member(last, 'text');
+      lastBlock = {
+        type,
+        cacheControl: member(last, 'cache_control') !== undefined,
+        empty: type === 'text' && (text?.type !== 'string' || text.value === ''),
+      };
+    }
     for (const block of blocks) {
       const type = stringOf(member(block, 'type'));
       if (type === 'text') {
@@ -63,7 +98,13 @@ export function readAnthropic(raw: string, root: JsonNode, opts: ReadOptions): T
         pieces.push(...texts);
       }
     }
-    b.messages.push({ role, text: pieces.join('\n') });
+    b.messages.push(
+      lastBlock ? { role, text: pieces.join('\n'), lastBlock } : { role, text: pieces.join('\n') },
+    );
   });
-  return b.build('anthropic', raw, stringOf(member(root, 'model')));
+  const t = b.build('anthropic', raw, stringOf(member(root, 'model')));
+  const system = systemText(member(root, 'system'));
+  if (system !== undefined) t.system = system;
+  t.cacheBreakpoints = breakpoints;
+  return t;
 }

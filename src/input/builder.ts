@@ -3,9 +3,16 @@
  * each one's text, keeps output ids unique, and builds a Transcript whose write() splices
  * JSON.stringify(newText) into exactly those string spans and nothing else.
  */
-import type { InputFormat, MessageView, ToolOutput } from '../component.js';
+import type { InputFormat, MessageView, StructuralEdit, ToolOutput } from '../component.js';
 import type { CallInfo } from './call-args.js';
-import { applyEdits, type Edit, type JsonNode, type JsonString, member } from './json-spans.js';
+import {
+  applyEdits,
+  type Edit,
+  type JsonNode,
+  type JsonObject,
+  type JsonString,
+  member,
+} from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
 // An unpaired UTF-16 surrogate is what invalid UTF-8 becomes once inside a JSON string. The
@@ -36,9 +43,14 @@ export interface ResultFields {
   call: CallInfo | undefined;
 }
 
+/** Inserted after the last member of a content block: the breakpoint Anthropic's prompt cache reads. */
+const CACHE_BREAKPOINT = ',"cache_control":{"type":"ephemeral"}';
+
 export class TranscriptBuilder {
   readonly outputs: ToolOutput[] = [];
   readonly messages: MessageView[] = [];
+  /** Message index → its last content block, where a cache breakpoint can be inserted. */
+  readonly lastBlocks = new Map<number, JsonObject>();
   private readonly nodes = new Map<string, JsonString>();
 
   constructor(private readonly opts: ReadOptions) {}
@@ -82,11 +94,25 @@ export class TranscriptBuilder {
   }
 
   build(format: InputFormat, raw: string, model: string | undefined): Transcript {
-    const { outputs, messages, nodes } = this;
+    const { outputs, messages, nodes, lastBlocks } = this;
     const texts = new Map(outputs.map((o) => [o.id, o.text]));
-    const write = (rewrites: ReadonlyMap<string, string>): string => {
-      if (rewrites.size === 0) return raw;
+    const write = (
+      rewrites: ReadonlyMap<string, string>,
+      structural: readonly StructuralEdit[] = [],
+    ): string => {
+      if (rewrites.size === 0 && structural.length === 0) return raw;
       const edits: Edit[] = [];
+      for (const e of new Map(structural.map((s) => [s.messageIndex, s])).values()) {
+        const block = lastBlocks.get(e.messageIndex);
+        const last = block?.members[block.members.length - 1];
+        if (
+          e.kind !== 'cache_breakpoint' ||
+          last === undefined ||
+          member(block, 'cache_control') !== undefined
+        )
+          throw new RangeError(`message ${e.messageIndex} cannot take a cache breakpoint`);
+        edits.push({ start: last.value.end, end: last.value.end, text: CACHE_BREAKPOINT });
+      }
       for (const [id, text] of rewrites) {
         const node = nodes.get(id);
         if (node === undefined) throw new RangeError(`no tool output with id ${JSON.stringify(id)}`);

@@ -76,5 +76,8 @@ export function readResponses(raw: string, root: JsonNode, opts: ReadOptions): T
       b.messages.push({ role: role ?? 'assistant', text: '' });
     }
   });
-  return b.build('responses', raw, model);
+  const t = b.build('responses', raw, model);
+  const instructions = stringOf(member(root, 'instructions'));
+  if (instructions !== undefined) t.system = instructions;
+  return t;
 }

@@ -3,7 +3,7 @@
  * tool output in the input, normalised to a ToolOutput; the writer puts rewritten texts back in
  * place, leaving every other byte of the input exactly as it was.
  */
-import type { InputFormat, MessageView, ToolOutput } from '../component.js';
+import type { InputFormat, MessageView, StructuralEdit, ToolOutput } from '../component.js';
 
 export interface Transcript {
   format: InputFormat;
@@ -13,11 +13,16 @@ export interface Transcript {
   messages: MessageView[];
   /** The request's model, when the body names one. */
   model?: string;
+  /** The system prompt or instructions outside `messages` (Anthropic `system`, Responses `instructions`). */
+  system?: string;
+  /** Cache breakpoints (cache_control) already in the body (Anthropic). */
+  cacheBreakpoints?: number;
   /**
-   * The input with the given outputs' texts replaced (id → new text). With an empty map it returns
-   * the input string itself, byte for byte.
+   * The input with the given outputs' texts replaced (id → new text) and the structural edits
+   * applied. With nothing to change it returns the input string itself, byte for byte. An edit the
+   * format cannot express throws a RangeError (the pipeline validates edits before they get here).
    */
-  write(rewrites: ReadonlyMap<string, string>): string;
+  write(rewrites: ReadonlyMap<string, string>, edits?: readonly StructuralEdit[]): string;
 }
 
 export type FormatChoice = 'auto' | InputFormat;

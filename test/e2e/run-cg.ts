@@ -27,6 +27,9 @@ function envFor(o: RunOptions) {
     HOME: process.env.HOME ?? '/tmp',
     XDG_CONFIG_HOME: join(o.storeDir ?? tempDir(), 'no-config'),
     CG_STORE_DIR: o.storeDir ?? join(tempDir(), 'store'),
+    // Stats and session records never land in the real home directory; calls that share a store
+    // share their state too, as one user's runs would.
+    CG_STATE_DIR: o.storeDir ? `${o.storeDir}.state` : join(tempDir(), 'state'),
     ...o.env,
   };
 }

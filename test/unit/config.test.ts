@@ -54,8 +54,8 @@ describe('config', () => {
   });
 
   it('says a component named in config is not available yet rather than ignoring it', () => {
-    expect(() => parseConfigObject({ components: { dedup: {} } })).toThrow(
-      'components.dedup: this component is not available in this version',
+    expect(() => parseConfigObject({ components: { summarize: {} } })).toThrow(
+      'components.summarize: this component is not available in this version',
     );
   });
 

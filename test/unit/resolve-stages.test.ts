@@ -12,9 +12,9 @@ describe('resolveStages', () => {
   });
 
   it('skips preset members that have not landed, with a note', () => {
-    const r = resolveStages({ preset: 'shell' }, defaultConfig(), 'text');
-    expect(names(r)).toEqual(['format', 'collapse']);
-    expect(r.notes.join('\n')).toMatch(/component cmdfilter is not available in this version; skipped/);
+    const r = resolveStages({ preset: 'summarize' }, defaultConfig(), 'text');
+    expect(names(r)).toEqual([]);
+    expect(r.notes.join('\n')).toMatch(/component summarize is not available in this version; skipped/);
   });
 
   it('takes --components over any preset, in the order given, without duplicates', () => {
@@ -31,7 +31,7 @@ describe('resolveStages', () => {
     expect(() => resolveStages({ components: 'bogus' }, defaultConfig(), 'text')).toThrow(
       /unknown component "bogus"/,
     );
-    expect(() => resolveStages({ components: 'dedup' }, defaultConfig(), 'text')).toThrow(
+    expect(() => resolveStages({ components: 'summarize' }, defaultConfig(), 'text')).toThrow(
       /not available in this version/,
     );
     expect(() => resolveStages({ preset: 'turbo' }, defaultConfig(), 'text')).toThrow(

@@ -79,13 +79,19 @@ describe('the Anthropic Messages reader', () => {
   });
 
   it('gives one message view per message, with tool calls rendered briefly', () => {
+    const lastBlock = (type: string) => ({ type, cacheControl: false, empty: false });
     expect(t.messages).toEqual([
       { role: 'user', text: 'Run the tests.' },
       {
         role: 'assistant',
         text: 'Running them.\n[tool_use Bash: npm test]\n[tool_use Read: /repo/a.ts]\n[tool_use Shot]',
+        lastBlock: lastBlock('tool_use'),
       },
-      { role: 'user', text: 'FAIL 1 test\nconst a = 1;\ncaption one\ncaption two' },
+      {
+        role: 'user',
+        text: 'FAIL 1 test\nconst a = 1;\ncaption one\ncaption two',
+        lastBlock: lastBlock('tool_result'),
+      },
     ]);
   });
 
@@ -127,5 +133,36 @@ describe('the Anthropic Messages reader', () => {
   it('reads a tool_result with no content as no output', () => {
     const empty = { messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'q' }] }] };
     expect(readTranscript(JSON.stringify(empty), 'anthropic', {}).outputs).toEqual([]);
+  });
+
+  it('gives the system prompt and counts the cache breakpoints already in the body', () => {
+    expect(t.system).toBe('You are helpful.');
+    expect(t.cacheBreakpoints).toBe(0);
+    const cached = {
+      system: [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] },
+      ],
+    };
+    const c = readTranscript(JSON.stringify(cached), 'anthropic', {});
+    expect(c.system).toBe('sys');
+    expect(c.cacheBreakpoints).toBe(2);
+    expect(c.messages[0]!.lastBlock).toEqual({ type: 'text', cacheControl: true, empty: false });
+  });
+
+  it("inserts a cache breakpoint after the last member of a message's last block, every other byte kept", () => {
+    const out = t.write(new Map([['toolu_3#1', 'short']]), [{ kind: 'cache_breakpoint', messageIndex: 1 }]);
+    const expected = JSON.parse(raw);
+    expected.messages[1].content[3].cache_control = { type: 'ephemeral' };
+    expected.messages[2].content[2].content[2].text = 'short';
+    expect(JSON.parse(out)).toStrictEqual(expected);
+    const back = out.replace('"short"', '"caption two"').replace(',"cache_control":{"type":"ephemeral"}', '');
+    expect(back).toBe(raw);
+    // Next to a rewrite of the same block's text, both edits land.
+    const both = JSON.parse(
+      t.write(new Map([['toolu_3#1', 'x']]), [{ kind: 'cache_breakpoint', messageIndex: 2 }]),
+    );
+    expect(both.messages[2].content[2]).toMatchObject({ cache_control: { type: 'ephemeral' } });
+    expect(() => t.write(new Map(), [{ kind: 'cache_breakpoint', messageIndex: 0 }])).toThrow(RangeError);
   });
 });
