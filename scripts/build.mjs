@@ -23,6 +23,9 @@ const external = [
   're2js',
   'web-tree-sitter',
   'tree-sitter-wasms',
+  // chalk is only for `cg stats` on a terminal; bundled, its node:tty/node:os imports would be
+  // hoisted into every start-up.
+  'chalk',
 ];
 
 await build({

@@ -5,7 +5,7 @@
  * $XDG_CONFIG_HOME/cg/trusted.json. Any change to the files — an edit, a new or removed file —
  * changes the hash, and the filters are ignored again until trusted again.
  */
-import { createHash } from 'node:crypto';
+
 import {
   existsSync,
   mkdirSync,
@@ -15,6 +15,7 @@ import {
   renameSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -68,6 +69,8 @@ export function filterFilesIn(dir: string): string[] {
 
 /** sha256 over each file's name and bytes, in name order. */
 export function hashFiles(files: readonly string[]): string {
+  // node:crypto loads on first use only: most runs never check trust.
+  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
   const h = createHash('sha256');
   for (const f of files) {
     const name = f.slice(f.lastIndexOf('/') + 1);

@@ -4,7 +4,6 @@
  * written, and the output lives on disk, not in memory, however large it grows. stdin is passed
  * through untouched. SIGINT/SIGTERM/SIGHUP sent to cg are forwarded to the child.
  */
-import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +55,10 @@ export interface SpawnOptions {
   onStart?: (spool: Spool) => void;
 }
 
-export function runCommand(argv: readonly string[], opts: SpawnOptions = {}): Promise<RunOutcome> {
+export async function runCommand(argv: readonly string[], opts: SpawnOptions = {}): Promise<RunOutcome> {
+  // Imported here, not at the top: in the one-file bundle a top-level import would load
+  // node:child_process on every `cmd | cg` start, which never spawns anything.
+  const { spawn } = await import('node:child_process');
   const spool = openSpool();
   const [file, ...args] = opts.shell ? ['/bin/sh', '-c', argv.join(' ')] : argv;
   const started = performance.now();
