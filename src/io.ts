@@ -6,10 +6,34 @@
 import { isUtf8 } from 'node:buffer';
 import { fstatSync, readSync } from 'node:fs';
 
+/** One growing buffer: chunks are copied in as they arrive instead of being kept and concatenated. */
+class Accumulator {
+  buf: Buffer;
+  used = 0;
+  constructor(initial: number) {
+    this.buf = Buffer.allocUnsafe(initial);
+  }
+  /** Makes room for at least n more bytes. */
+  reserve(n: number): void {
+    if (this.used + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.used + n));
+    this.buf.copy(grown, 0, 0, this.used);
+    this.buf = grown;
+  }
+  push(chunk: Buffer): void {
+    this.reserve(chunk.length);
+    chunk.copy(this.buf, this.used);
+    this.used += chunk.length;
+  }
+  result(): Buffer {
+    return this.buf.subarray(0, this.used);
+  }
+}
+
 /**
- * All of stdin as one Buffer. Chunks are copied into one growing buffer as they arrive (rather than
- * kept and concatenated at the end), so a 100 MB input never sits in memory twice; a regular file
- * on stdin is sized up front.
+ * All of stdin as one Buffer, never held twice: a regular file is sized up front; a pipe is read
+ * synchronously while its descriptor blocks (the usual shell pipe), which spares loading Node's
+ * stream machinery on every start; a non-blocking descriptor (EAGAIN) falls back to the stream.
  */
 export async function readStdin(): Promise<Buffer> {
   let size = -1;
@@ -20,19 +44,21 @@ export async function readStdin(): Promise<Buffer> {
     // no stdin to stat: read whatever the stream gives
   }
   if (size >= 0) return readRegularFile(size);
-  let buf = Buffer.allocUnsafe(Math.max(size + 1, 64 * 1024));
-  let used = 0;
-  for await (const chunk of process.stdin) {
-    const c = chunk as Buffer;
-    if (used + c.length > buf.length) {
-      const grown = Buffer.allocUnsafe(Math.max(buf.length * 2, used + c.length));
-      buf.copy(grown, 0, 0, used);
-      buf = grown;
+  const acc = new Accumulator(64 * 1024);
+  try {
+    for (;;) {
+      acc.reserve(64 * 1024);
+      const n = readSync(0, acc.buf, acc.used, acc.buf.length - acc.used, null);
+      if (n === 0) return acc.result();
+      acc.used += n;
     }
-    c.copy(buf, used);
-    used += c.length;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EOF') return acc.result();
+    if (code !== 'EAGAIN' && code !== 'EWOULDBLOCK') throw err;
   }
-  return buf.subarray(0, used);
+  for await (const chunk of process.stdin) acc.push(chunk as Buffer);
+  return acc.result();
 }
 
 /** A regular file on stdin: read straight into one buffer of its size, no stream chunks. */

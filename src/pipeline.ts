@@ -31,7 +31,7 @@ import { isCgExpand } from './input/builder.js';
 import { judgeEdits } from './input/cache-breakpoints.js';
 import type { Transcript } from './input/transcript.js';
 import { keyOf } from './store/keys.js';
-import { DEFAULT_HINT, hasMarker, hint, marker } from './store/marker.js';
+import { DEFAULT_HINT, hasMarker, hint, marker, markerKeys } from './store/marker.js';
 import type { Store } from './store/store.js';
 import { byteLength, MAX_TOKEN_BYTES, type Tokens } from './tokens.js';
 
@@ -303,7 +303,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
 
     if (result.kind === 'error') return report('fail', result.message);
     const outcome = result.value;
-    const problem = contractProblem(component, outcome);
+    const problem = contractProblem(component, outcome, slot.current);
     if (problem) return report('fail', problem);
     if (outcome.kind === 'skip') return report('skip', outcome.gate);
 
@@ -418,7 +418,7 @@ function appendLine(text: string, tag: string): string {
   return text.endsWith('\n') ? `${text}${tag}\n` : `${text}\n${tag}`;
 }
 
-function contractProblem(component: Component, o: unknown): string | undefined {
+function contractProblem(component: Component, o: unknown, input: string): string | undefined {
   if (!o || typeof o !== 'object') return 'returned no outcome';
   const outcome = o as Outcome;
   if (outcome.kind === 'skip')
@@ -432,7 +432,13 @@ function contractProblem(component: Component, o: unknown): string | undefined {
   const slots = outcome.text.split(MARKER_SLOT).length - 1;
   if (slots > 1) return 'placed more than one marker slot';
   if (slots === 1 && outcome.loss === 'none') return 'placed a marker slot in a lossless rewrite';
-  if (hasMarker(outcome.text.replace(MARKER_SLOT, ''))) return 'wrote a marker itself';
+  // Markers the input already carried (a README about cg, a log of cg runs) may pass through; a
+  // marker the input did not have can only have been forged by the component.
+  const written = outcome.text.replace(MARKER_SLOT, '');
+  if (hasMarker(written)) {
+    const had = new Set(markerKeys(input));
+    if (markerKeys(written).some((k) => !had.has(k))) return 'wrote a marker itself';
+  }
   return undefined;
 }
 

@@ -145,6 +145,28 @@ describe('cg expand', () => {
 });
 
 describe('cg CLI surface', () => {
+  it('reads a non-blocking stdin pipe completely (falls back from sync reads on EAGAIN)', () => {
+    const script = [
+      'import os, fcntl, subprocess, sys, time',
+      'r, w = os.pipe()',
+      'fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)',
+      'p = subprocess.Popen([sys.argv[1], sys.argv[2], "--no-store"], stdin=r, stdout=subprocess.PIPE)',
+      'os.close(r)',
+      'time.sleep(0.3)',
+      "os.write(w, b'first\\n'); time.sleep(0.1); os.write(w, b'second\\n'); os.close(w)",
+      'out, _ = p.communicate()',
+      'sys.stdout.write(out.decode()); sys.exit(p.returncode)',
+    ].join('\n');
+    let out: string;
+    try {
+      out = execFileSync('python3', ['-c', script, process.execPath, BIN], { encoding: 'utf8' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // no python3 on this machine
+      throw err;
+    }
+    expect(out).toBe('first\nsecond\n');
+  });
+
   it('ends quietly with exit 0 when its reader closes the pipe early', () => {
     const err = join(tempDir(), 'stderr');
     const both = execFileSync(

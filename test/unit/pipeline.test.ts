@@ -162,6 +162,18 @@ describe('pipeline', () => {
     expect(events.map((e) => e.action)).toEqual(['fail', 'fail', 'fail']);
   });
 
+  it('lets a lossless rewrite keep markers its input already carried (text about cg itself)', async () => {
+    const doc = `docs mention <<cg:0123456789abcdef>> here\n${'  spaced   out  '.repeat(200)}`;
+    const squeeze = fake('squeeze', false, (o) => ({
+      kind: 'rewrite',
+      text: o.text.replaceAll('  ', ' '),
+      loss: 'none',
+    }));
+    const { rewrites, events } = await run(transcript([doc]), [squeeze]);
+    expect(events[0]).toMatchObject({ action: 'rewrite' });
+    expect(rewrites.get('t0')).toContain('<<cg:0123456789abcdef>>');
+  });
+
   it('skips lossy components without a store and still runs lossless ones', async () => {
     const lossless = fake('squeeze', false, (o) => ({
       kind: 'rewrite',
