@@ -46,7 +46,7 @@ export async function compressCommand(flags: CompressFlags): Promise<number> {
   }
   const report = await compactAndWrite(input, flags);
   if (report?.filterError) throw report.filterError;
-  if (report) await recordReport(report, flags);
+  if (report) await recordReport(report, flags, await terminalFooter(report));
   return 0;
 }
 
@@ -65,6 +65,18 @@ export interface CompactReport {
   tokens: Tokens;
   /** The session the engine replayed under (explicit or derived from the conversation). */
   session?: string;
+}
+
+/**
+ * On a terminal (stderr is a TTY: a person is watching, never an agent's pipe), one footer line with
+ * the tokens the run saved; the counts are handed on to the ledger so nothing is counted twice.
+ */
+export async function terminalFooter(report: CompactReport): Promise<RunCounts | undefined> {
+  if (process.stderr.isTTY !== true || !report.changed || report.filterError) return undefined;
+  const { countRun, footerLine } = await import('../stats/index.js');
+  const counts = await countRun(report.events, report.tokens);
+  if (counts) process.stderr.write(`${footerLine(counts)}\n`);
+  return counts;
 }
 
 /** Appends the run to the stats ledger (after the output is written; never throws). */

@@ -11,8 +11,7 @@ import { stdoutIsRegularFile, warn, writeOut } from '../io.js';
 import { commandLine } from '../run/quote.js';
 import { runCommand, type Spool } from '../run/spawn.js';
 import { type Spinner, startSpinner } from '../run/spinner.js';
-import type { RunCounts } from '../stats/index.js';
-import { type CompressFlags, compactAndWrite, recordReport } from './compress.js';
+import { type CompressFlags, compactAndWrite, recordReport, terminalFooter } from './compress.js';
 
 export interface RunFlags extends CompressFlags {
   shell?: string;
@@ -55,12 +54,7 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
     // A broken filter file: the output went through unchanged; say why, keep the command's exit code.
     if (report?.filterError) warn(report.filterError.message);
     if (!report) return code;
-    let counts: RunCounts | undefined;
-    if (showProgress && report.changed && !report.filterError) {
-      const { countRun, footerLine } = await import('../stats/index.js');
-      counts = await countRun(report.events, report.tokens);
-      if (counts) process.stderr.write(`${footerLine(counts)}\n`);
-    }
+    const counts = await terminalFooter(report);
     await recordReport(report, { ...flags, command }, counts);
   } finally {
     spool.close();

@@ -72,4 +72,30 @@ describe('cg run', () => {
     // 130 = 128 + SIGINT: sleep itself died of the forwarded signal (it would otherwise exit 0).
     expect(code).toBe(130);
   });
+
+  it('prints one footer line with the tokens saved when a person watches the terminal, for cg run and a pipe', () => {
+    const dir = tempDir();
+    let out: string;
+    try {
+      out = execFileSync(
+        'script',
+        [
+          '-qc',
+          `seq 1 100000 | node "${BIN}" > /dev/null; node "${BIN}" run -- seq 1 50000 > /dev/null`,
+          '/dev/null',
+        ],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, CG_STORE_DIR: join(dir, 'store'), CG_STATE_DIR: join(dir, 'state') },
+        },
+      );
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // no script(1) here to fake a terminal
+      throw err;
+    }
+    const footers = out
+      .split(/[\r\n]+/)
+      .filter((l) => /cg: [\d,]+ → [\d,]+ tokens \(−\d+%\) · cg expand [0-9a-f]{16}/.test(l));
+    expect(footers).toHaveLength(2);
+  });
 });
