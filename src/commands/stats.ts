@@ -8,12 +8,10 @@
 import { rm } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { writeOut } from '../io.js';
+import { buildReport } from '../stats/build.js';
 import { removeLedgers } from '../stats/ledger.js';
 import { ledgerLocation } from '../stats/paths.js';
-import { countBad, settlePending } from '../stats/pending.js';
-import { readLedger } from '../stats/read.js';
 import { type Paint, PLAIN, renderGraph, renderTable } from '../stats/render.js';
-import { Aggregator } from '../stats/report.js';
 import { parseSince } from '../stats/since.js';
 
 export interface StatsFlags {
@@ -41,28 +39,10 @@ export async function statsCommand(flags: StatsFlags, env: NodeJS.ProcessEnv = p
   const since = flags.since !== undefined ? parseSince(flags.since) : undefined;
   const session = flags.session;
 
-  const settled = await settlePending(loc);
-  const agg = new Aggregator();
-  const read = await readLedger(
-    loc,
-    { ...(since !== undefined ? { since } : {}), ...(session !== undefined ? { session } : {}) },
-    agg.add,
-  );
-  const report = agg.finish({
+  const report = await buildReport(loc, {
     top,
     ...(since !== undefined ? { since } : {}),
     ...(session !== undefined ? { session } : {}),
-    ledger: {
-      dir: loc.dir,
-      files: read.files,
-      bytes: read.bytes,
-      lines: read.lines,
-      badLines: read.bad,
-      duplicates: read.duplicates,
-      pendingSettled: settled.settled,
-      pendingLeft: settled.left,
-      pendingBad: await countBad(loc),
-    },
   });
   if (flags.json) {
     await writeOut(`${JSON.stringify(report, null, 2)}\n`);

@@ -5,10 +5,8 @@
  * tally (bytes, not tokens) is reported instead, and says so.
  */
 
+import { buildReport } from '../stats/build.js';
 import { ledgerLocation, statsEnabled } from '../stats/paths.js';
-import { settlePending } from '../stats/pending.js';
-import { readLedger } from '../stats/read.js';
-import { Aggregator } from '../stats/report.js';
 
 /** What this server did, counted as it went (the fallback when there is no ledger). */
 export interface Tally {
@@ -29,24 +27,7 @@ export async function sessionStats(session: string, tally: Tally, env: NodeJS.Pr
   if (statsEnabled(env)) {
     try {
       const loc = ledgerLocation(env);
-      await settlePending(loc);
-      const agg = new Aggregator();
-      const read = await readLedger(loc, { session }, agg.add);
-      const r = agg.finish({
-        top: 5,
-        session,
-        ledger: {
-          dir: loc.dir,
-          files: read.files,
-          bytes: read.bytes,
-          lines: read.lines,
-          badLines: read.bad,
-          duplicates: read.duplicates,
-          pendingSettled: 0,
-          pendingLeft: 0,
-          pendingBad: 0,
-        },
-      });
+      const r = await buildReport(loc, { top: 5, session });
       const t = r.tokens;
       const pct = t.savedPct === null ? '' : ` (${t.savedPct}%)`;
       const lines = [

@@ -1,0 +1,41 @@
+/**
+ * One stats report from the ledger: settle pending records (so counts are exact), read every ledger
+ * file through the filters, aggregate. Shared by `cg stats` and the MCP server's `cg_stats`.
+ */
+import type { LedgerLocation } from './paths.js';
+import { countBad, settlePending } from './pending.js';
+import { readLedger } from './read.js';
+import { Aggregator, type StatsReport } from './report.js';
+
+export interface ReportOptions {
+  top: number;
+  since?: number;
+  session?: string;
+}
+
+export async function buildReport(loc: LedgerLocation, opts: ReportOptions): Promise<StatsReport> {
+  const { since, session } = opts;
+  const settled = await settlePending(loc);
+  const agg = new Aggregator();
+  const read = await readLedger(
+    loc,
+    { ...(since !== undefined ? { since } : {}), ...(session !== undefined ? { session } : {}) },
+    agg.add,
+  );
+  return agg.finish({
+    top: opts.top,
+    ...(since !== undefined ? { since } : {}),
+    ...(session !== undefined ? { session } : {}),
+    ledger: {
+      dir: loc.dir,
+      files: read.files,
+      bytes: read.bytes,
+      lines: read.lines,
+      badLines: read.bad,
+      duplicates: read.duplicates,
+      pendingSettled: settled.settled,
+      pendingLeft: settled.left,
+      pendingBad: await countBad(loc),
+    },
+  });
+}
