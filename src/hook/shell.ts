@@ -243,11 +243,27 @@ function skipDollar(src: string, i: number): number {
 
 /** Inside `$(`, `<(` or `$((`: to the matching `)`, stepping over quotes and nested expansions. */
 function skipParens(src: string, i: number): number {
+  return skipNested(src, i, '(', ')', 'an unterminated $( … )', true);
+}
+
+/** Inside `${`: to the matching `}`, likewise. */
+function skipBraces(src: string, i: number): number {
+  return skipNested(src, i, '{', '}', 'an unterminated parameter expansion', false);
+}
+
+function skipNested(
+  src: string,
+  i: number,
+  open: string,
+  close: string,
+  unterminated: string,
+  commands: boolean,
+): number {
   let depth = 1;
   while (i < src.length) {
     const ch = src[i]!;
-    if (ch === '(') depth++;
-    else if (ch === ')') {
+    if (ch === open) depth++;
+    else if (ch === close) {
       depth--;
       if (depth === 0) return i + 1;
     } else if (ch === '\\') {
@@ -265,42 +281,13 @@ function skipParens(src: string, i: number): number {
     } else if (ch === '$') {
       i = skipDollar(src, i);
       continue;
-    } else if (ch === '#' && /[\s;(]/.test(src[i - 1] ?? ' ')) {
+    } else if (commands && ch === '#' && /[\s;(]/.test(src[i - 1] ?? ' ')) {
       // A comment inside a substitution could hide a `)`: too subtle to follow.
       throw new Unsupported('a comment inside a command substitution');
     }
     i++;
   }
-  throw new Unsupported('an unterminated $( … )');
-}
-
-function skipBraces(src: string, i: number): number {
-  let depth = 1;
-  while (i < src.length) {
-    const ch = src[i]!;
-    if (ch === '{') depth++;
-    else if (ch === '}') {
-      depth--;
-      if (depth === 0) return i + 1;
-    } else if (ch === '\\') {
-      i += 2;
-      continue;
-    } else if (ch === "'") {
-      i = skipSingle(src, i + 1);
-      continue;
-    } else if (ch === '"') {
-      i = skipDouble(src, i + 1);
-      continue;
-    } else if (ch === '`') {
-      i = skipBacktick(src, i + 1);
-      continue;
-    } else if (ch === '$') {
-      i = skipDollar(src, i);
-      continue;
-    }
-    i++;
-  }
-  throw new Unsupported('an unterminated parameter expansion');
+  throw new Unsupported(unterminated);
 }
 
 function parseTokens(tokens: readonly Token[]): Pipeline[] {
