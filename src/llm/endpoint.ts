@@ -1,0 +1,166 @@
+/**
+ * Which model a model-assisted component calls, and with which key: the `model:` config section
+ * (parseModelConfig, strict like every config section) plus the environment (resolveEndpoint).
+ *
+ * source 'incoming' (default) reuses the model the intercepted request itself names, with the
+ * provider's usual env vars (ANTHROPIC_API_KEY / OPENAI_API_KEY and *_BASE_URL), so cg works with no
+ * model setup at all; input that names no model (raw text) falls back to the configured one.
+ * source 'config' always calls a dedicated (cheaper) model: CG_MODEL, CG_MODEL_API and
+ * CG_MODEL_BASE_URL override the file, and the key comes from the env var named in api_key_env.
+ *
+ * The key itself never sits in the config file (it gets committed), and no reason produced here
+ * contains it: failures name the env var to set, never its value.
+ */
+import type { InputFormat } from '../component.js';
+import { ConfigError } from '../errors.js';
+import { integer, mapping, oneOf, string } from '../validate.js';
+import type { ModelApi, ModelEndpoint } from './client.js';
+
+export interface ModelConfig {
+  source: 'incoming' | 'config';
+  model?: string;
+  api?: ModelApi;
+  baseUrl?: string;
+  /** The NAME of the env var holding the key, never the key. */
+  apiKeyEnv: string;
+  timeoutMs: number;
+  maxOutputTokens: number;
+}
+
+export const MODEL_CONFIG_DEFAULTS: ModelConfig = Object.freeze({
+  source: 'incoming',
+  apiKeyEnv: 'CG_MODEL_API_KEY',
+  timeoutMs: 15_000,
+  maxOutputTokens: 2048,
+});
+
+export type EndpointResolution =
+  | { ok: true; endpoint: ModelEndpoint; source: 'incoming' | 'config' }
+  | { ok: false; reason: string };
+
+const KEYS = [
+  'source',
+  'model',
+  'api',
+  'base_url',
+  'api_key_env',
+  'timeout_ms',
+  'max_output_tokens',
+] as const;
+const APIS: readonly ModelApi[] = ['openai', 'anthropic'];
+const DEFAULT_BASE: Record<ModelApi, string> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+};
+/** The provider env vars for source 'incoming', by the format of the intercepted request. */
+const PROVIDER: Record<Exclude<InputFormat, 'text'>, { api: ModelApi; keyEnv: string; baseEnv: string }> = {
+  anthropic: { api: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', baseEnv: 'ANTHROPIC_BASE_URL' },
+  openai: { api: 'openai', keyEnv: 'OPENAI_API_KEY', baseEnv: 'OPENAI_BASE_URL' },
+  responses: { api: 'openai', keyEnv: 'OPENAI_API_KEY', baseEnv: 'OPENAI_BASE_URL' },
+};
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The `model:` section; paths in errors are relative to it. undefined/null → the defaults. */
+export function parseModelConfig(raw: unknown): ModelConfig {
+  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'api_key' in raw) {
+    throw new ConfigError('api_key', 'put the key in an environment variable and name it in api_key_env');
+  }
+  const m = mapping(raw, '', KEYS);
+  const d = MODEL_CONFIG_DEFAULTS;
+  const cfg: ModelConfig = {
+    source: oneOf(m.source, 'source', ['incoming', 'config'] as const, d.source),
+    apiKeyEnv: envName(m.api_key_env),
+    timeoutMs: integer(m.timeout_ms, 'timeout_ms', d.timeoutMs, 1),
+    maxOutputTokens: integer(m.max_output_tokens, 'max_output_tokens', d.maxOutputTokens, 1),
+  };
+  const model = nonEmpty(m.model, 'model');
+  if (model !== undefined) cfg.model = model;
+  if (m.api !== undefined) cfg.api = oneOf(m.api, 'api', APIS, 'openai');
+  const baseUrl = nonEmpty(m.base_url, 'base_url');
+  if (baseUrl !== undefined) cfg.baseUrl = httpUrl(baseUrl);
+  return cfg;
+}
+
+export function resolveEndpoint(
+  cfg: ModelConfig,
+  incoming: { format: InputFormat; model?: string },
+  env: NodeJS.ProcessEnv,
+): EndpointResolution {
+  if (cfg.source === 'config') return fromConfig(cfg, env);
+  if (incoming.format !== 'text' && incoming.model) {
+    const p = PROVIDER[incoming.format];
+    const apiKey = env[p.keyEnv];
+    if (!apiKey) return { ok: false, reason: `no API key (set ${p.keyEnv})` };
+    const endpoint: ModelEndpoint = {
+      api: p.api,
+      model: incoming.model,
+      baseUrl: env[p.baseEnv] || DEFAULT_BASE[p.api],
+      apiKey,
+      timeoutMs: cfg.timeoutMs,
+      maxOutputTokens: cfg.maxOutputTokens,
+    };
+    return { ok: true, endpoint, source: 'incoming' };
+  }
+  if (env.CG_MODEL || cfg.model) return fromConfig(cfg, env);
+  return { ok: false, reason: 'no model: the input names none and none is configured' };
+}
+
+/** The dedicated model: env overrides the file, the file overrides the provider defaults. */
+function fromConfig(cfg: ModelConfig, env: NodeJS.ProcessEnv): EndpointResolution {
+  const model = env.CG_MODEL || cfg.model;
+  if (!model) return { ok: false, reason: 'no model configured (set CG_MODEL or model.model)' };
+  const envApi = env.CG_MODEL_API || undefined;
+  if (envApi !== undefined && !isApi(envApi))
+    return { ok: false, reason: 'CG_MODEL_API must be openai or anthropic' };
+  const api: ModelApi = envApi ?? cfg.api ?? 'openai';
+  const apiKey = env[cfg.apiKeyEnv];
+  if (!apiKey) return { ok: false, reason: `no API key (set ${cfg.apiKeyEnv})` };
+  const endpoint: ModelEndpoint = {
+    api,
+    model,
+    baseUrl: env.CG_MODEL_BASE_URL || cfg.baseUrl || DEFAULT_BASE[api],
+    apiKey,
+    timeoutMs: cfg.timeoutMs,
+    maxOutputTokens: cfg.maxOutputTokens,
+  };
+  return { ok: true, endpoint, source: 'config' };
+}
+
+function isApi(s: string): s is ModelApi {
+  return (APIS as readonly string[]).includes(s);
+}
+
+function nonEmpty(raw: unknown, path: string): string | undefined {
+  if (raw === undefined) return undefined;
+  const s = string(raw, path, '');
+  if (s.trim() === '') throw new ConfigError(path, 'expected a non-empty string');
+  return s;
+}
+
+/**
+ * A valid env var name. The value is not echoed back on error: a user who pasted the key here
+ * instead of its variable's name would otherwise see it printed.
+ */
+function envName(raw: unknown): string {
+  if (raw === undefined) return MODEL_CONFIG_DEFAULTS.apiKeyEnv;
+  if (typeof raw !== 'string' || !ENV_NAME.test(raw)) {
+    throw new ConfigError(
+      'api_key_env',
+      'expected the name of an environment variable (letters, digits, _), not the key itself',
+    );
+  }
+  return raw;
+}
+
+function httpUrl(s: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(s);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new ConfigError('base_url', `expected an http(s) URL, got ${JSON.stringify(s)}`);
+  }
+  return s;
+}
