@@ -21,6 +21,8 @@ const external = [
   'yaml',
   '@toon-format/toon',
   're2js',
+  // The sandbox's QuickJS loads its own .wasm beside the installed package, inside a worker.
+  'quickjs-emscripten',
   'web-tree-sitter',
   'tree-sitter-wasms',
   // chalk is only for `cg stats` on a terminal; bundled, its node:tty/node:os imports would be
