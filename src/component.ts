@@ -61,16 +61,61 @@ export interface MessageView {
    * cache breakpoint can go. Absent for string content and for other formats.
    */
   lastBlock?: { type: string; cacheControl: boolean; empty: boolean };
+  /**
+   * This message cannot open a run of kept messages: it answers the one before it (a tool result
+   * needs the call it answers; a Responses call needs its reasoning item), so a cut may not fall
+   * just before it.
+   */
+  boundToPrevious?: true;
 }
 
 /**
  * A lossless edit to a request body's structure rather than to a tool output's text: the writer
  * applies it by span, leaving every other byte as it was.
  */
-export interface StructuralEdit {
-  /** `cache_control: {type: "ephemeral"}` added to the last content block of a message. */
-  kind: 'cache_breakpoint';
-  messageIndex: number;
+export type StructuralEdit =
+  | {
+      /** `cache_control: {type: "ephemeral"}` added to the last content block of a message. */
+      kind: 'cache_breakpoint';
+      messageIndex: number;
+    }
+  | {
+      /**
+       * Messages [from, to) replaced by one user message holding `text` (lossy: the pipeline stashes
+       * the replaced span's exact bytes and writes its marker where the text has MARKER_SLOT).
+       */
+      kind: 'replace_messages';
+      from: number;
+      to: number;
+      text: string;
+      note?: string;
+    };
+
+/** What edits() returns: edits to judge, or why there is none (reported under --verbose). */
+export type EditProposal = StructuralEdit | { kind: 'skip'; gate: string };
+
+/** A model a component may ask, or why there is none (the component then degrades quietly). */
+export type ModelAccess =
+  | {
+      available: true;
+      /** Which model answers ("openai:gpt-4.1-mini"), for notes; never the key. */
+      label: string;
+      complete(req: {
+        system: string;
+        prompt: string;
+        maxTokens?: number;
+      }): Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
+    }
+  | { available: false; reason: string };
+
+/**
+ * Small per-session state a component keeps between turns (a model's result for an output, a
+ * summary checkpoint), saved with the session's record. Keys are namespaced by the component
+ * ("extract:<hash>"). Without a session it lives for one run only.
+ */
+export interface SessionMemo {
+  get(key: string): string | undefined;
+  set(key: string, value: string): void;
 }
 
 /** Finds the declarative filter for an output (see src/dsl/types.ts); loads filter files lazily. */
@@ -93,8 +138,14 @@ export interface RunContext {
   lang?: string;
   format: InputFormat;
   messages: readonly MessageView[];
+  /** The system prompt outside the messages (Anthropic `system`, Responses `instructions`). */
+  system?: string;
   /** Cache breakpoints (cache_control) already in the body, when the format has them (Anthropic). */
   cacheBreakpoints?: number;
+  /** The model for model-assisted strategies (extract code, summarize); absent in pure contexts. */
+  model?: ModelAccess;
+  /** State kept across the turns of a session. */
+  memo?: SessionMemo;
 }
 
 export type InputFormat = 'text' | 'openai' | 'anthropic' | 'responses';
@@ -109,6 +160,8 @@ export interface ComponentBase<C> {
   defaults: C;
   /** Strict: unknown keys and bad values throw ConfigError with a path relative to the component. */
   parseConfig(raw: unknown): C;
+  /** It keeps state across turns (ctx.memo), so a session is worth opening even with no tool output. */
+  keepsSessionState?: boolean;
 }
 
 export interface OutputComponent<C = unknown> extends ComponentBase<C> {
@@ -126,8 +179,15 @@ export interface TranscriptComponent<C = unknown> extends ComponentBase<C> {
     cfg: C,
     ctx: RunContext,
   ): Map<string, Outcome> | Promise<Map<string, Outcome>>;
-  /** Lossless structural edits to the body (e.g. a cache breakpoint); the pipeline validates them. */
-  edits?(outputs: readonly ToolOutput[], cfg: C, ctx: RunContext): readonly StructuralEdit[];
+  /**
+   * Structural edits to the body (a cache breakpoint, a span of messages replaced by a summary);
+   * the pipeline validates them, and stashes what a replacement drops.
+   */
+  edits?(
+    outputs: readonly ToolOutput[],
+    cfg: C,
+    ctx: RunContext,
+  ): readonly EditProposal[] | Promise<readonly EditProposal[]>;
   /**
    * In a replayed session, rewrites this component proposes for outputs already sent are held back
    * until together they save at least this many tokens, so old messages change in batches.

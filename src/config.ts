@@ -10,7 +10,8 @@ import { join, resolve } from 'node:path';
 import { COMPONENTS, findComponent } from './components/index.js';
 import { ConfigError } from './errors.js';
 import { cjsExports } from './lazy.js';
-import { isPreset, PLANNED_COMPONENTS, PRESET_NAMES, type PresetName } from './presets.js';
+import { MODEL_CONFIG_DEFAULTS, type ModelConfig, parseModelConfig } from './llm/endpoint.js';
+import { isPreset, PRESET_NAMES, type PresetName } from './presets.js';
 import { DEFAULT_HINT } from './store/marker.js';
 import { TOKENIZERS, type TokenizerName } from './tokens.js';
 import { boolean, describe, integer, mapping, oneOf, string } from './validate.js';
@@ -33,6 +34,8 @@ export interface CgConfig {
   components: Record<string, unknown>;
   store: StoreConfig;
   tokenizer: TokenizerName;
+  /** The model for model-assisted components (extract's code strategy, summarize). */
+  model: ModelConfig;
 }
 
 export const STORE_CONFIG_DEFAULTS: StoreConfig = {
@@ -46,7 +49,12 @@ const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filter
 const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint'] as const;
 
 export function defaultConfig(): CgConfig {
-  return { components: {}, store: { ...STORE_CONFIG_DEFAULTS }, tokenizer: 'o200k' };
+  return {
+    components: {},
+    store: { ...STORE_CONFIG_DEFAULTS },
+    tokenizer: 'o200k',
+    model: { ...MODEL_CONFIG_DEFAULTS },
+  };
 }
 
 /** Finds the config file to use, or undefined. An explicitly named file must exist. */
@@ -111,14 +119,13 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
     cfg.preset = top.preset;
   }
   cfg.tokenizer = oneOf(top.tokenizer, 'tokenizer', TOKENIZERS, 'o200k');
-  const comps = mapping(top.components, 'components', [
-    ...COMPONENTS.map((c) => c.name),
-    ...PLANNED_COMPONENTS,
-  ]);
+  const comps = mapping(
+    top.components,
+    'components',
+    COMPONENTS.map((c) => c.name),
+  );
   for (const [name, value] of Object.entries(comps)) {
-    const component = findComponent(name);
-    if (!component)
-      throw new ConfigError(`components.${name}`, 'this component is not available in this version');
+    const component = findComponent(name)!;
     try {
       cfg.components[name] = component.parseConfig(value ?? {});
     } catch (err) {
@@ -137,8 +144,13 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
   if (!cfg.store.hint.includes('{key}') && cfg.store.hint.trim() !== '') {
     throw new ConfigError('store.hint', 'must contain {key} so the agent knows what to expand (or be empty)');
   }
-  // Sections whose features land later: accepted only empty, so a typo is never silently ignored.
-  mapping(top.model, 'model', []);
+  try {
+    cfg.model = parseModelConfig(top.model);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err.under('model');
+    throw err;
+  }
+  // A section whose feature lands later: accepted only empty, so a typo is never silently ignored.
   mapping(top.filters, 'filters', []);
   return cfg;
 }

@@ -5,11 +5,13 @@
  * outputs already sent in earlier turns are replayed as sent (src/session), and what this run sent
  * is recorded for the next turn.
  */
-import type { FilterSource, InputFormat } from './component.js';
+import type { FilterSource, InputFormat, ModelAccess, SessionMemo } from './component.js';
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
 import { transcriptQuery } from './input/query.js';
 import { readTranscript } from './input/read.js';
 import type { FormatChoice } from './input/transcript.js';
+import { modelAccess } from './llm/access.js';
+import { MODEL_CONFIG_DEFAULTS } from './llm/endpoint.js';
 import { type PipelineEvent, runPipeline } from './pipeline.js';
 import { resolveStages } from './resolve-stages.js';
 import { openSession, type SessionOptions } from './session/replay.js';
@@ -43,6 +45,13 @@ export interface CompactOptions {
    * only). Off unless given; the CLI turns it on.
    */
   session?: SessionOptions | false;
+  /**
+   * The model for model-assisted components; by default resolved from the config's `model:` section,
+   * the environment and the request's own model (see README "Model-assisted components").
+   */
+  model?: ModelAccess;
+  /** Environment for model resolution (default process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface CompactResult {
@@ -94,7 +103,16 @@ export async function compactText(input: string, options: CompactOptions): Promi
   });
   const tokens = options.tokens ?? createTokens(options.tokenizer ?? config.tokenizer);
   const query = options.query ?? transcriptQuery(transcript);
-  const { rewrites, events, edits, finals } = await runPipeline(transcript, {
+  const model =
+    options.model ??
+    modelAccess(
+      // A config object built by a library caller before the model section existed has none.
+      config.model ?? MODEL_CONFIG_DEFAULTS,
+      { format: transcript.format, ...(transcript.model !== undefined ? { model: transcript.model } : {}) },
+      options.env ?? process.env,
+    );
+  const memo = session?.memo ?? runMemo();
+  const { rewrites, events, edits, finals, gone } = await runPipeline(transcript, {
     stages,
     store: options.store,
     tokens,
@@ -104,11 +122,13 @@ export async function compactText(input: string, options: CompactOptions): Promi
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.filters ? { filters: options.filters } : {}),
     ...(session ? { replay: session.replay } : {}),
+    model,
+    memo,
   });
   const changed = rewrites.size > 0 || edits.length > 0;
   const output = changed ? transcript.write(rewrites, edits) : input;
   if (session) {
-    const failed = await session.save(rewrites, finals);
+    const failed = await session.save(rewrites, finals, gone);
     if (failed) notes.push(`session ${session.label}: record not saved (${failed})`);
   }
   return {
@@ -120,4 +140,10 @@ export async function compactText(input: string, options: CompactOptions): Promi
     notes,
     ...(session ? { session: session.label } : {}),
   };
+}
+
+/** Component state for one run only, when there is no session to keep it in. */
+function runMemo(): SessionMemo {
+  const m = new Map<string, string>();
+  return { get: (k) => m.get(k), set: (k, v) => void m.set(k, v) };
 }

@@ -15,7 +15,7 @@ import { parseKeys } from './store/marker.js';
 import { openStore } from './store/open.js';
 import type { Store } from './store/store.js';
 
-export type { Component, Loss, Outcome, ToolOutput } from './component.js';
+export type { Component, Loss, ModelAccess, Outcome, ToolOutput } from './component.js';
 export type { CgConfig } from './config.js';
 export type { CompiledFilter, FilterResult } from './dsl/types.js';
 export type { PipelineEvent } from './pipeline.js';

@@ -22,18 +22,22 @@ import {
   type FilterSource,
   type Loss,
   MARKER_SLOT,
+  type ModelAccess,
   type Outcome,
   type RunContext,
+  type SessionMemo,
   type StructuralEdit,
   type ToolOutput,
 } from './component.js';
 import { isCgExpand } from './input/builder.js';
 import { judgeEdits } from './input/cache-breakpoints.js';
+import { judgeReplace, type ReplaceEdit, replacementMessage } from './input/message-replace.js';
 import type { Transcript } from './input/transcript.js';
+import { fewerWithTag, tagBound } from './never-worse.js';
 import { keyOf } from './store/keys.js';
 import { DEFAULT_HINT, hasMarker, hint, marker, markerKeys } from './store/marker.js';
 import type { Store } from './store/store.js';
-import { byteLength, MAX_TOKEN_BYTES, type Tokens } from './tokens.js';
+import { byteLength, type Tokens } from './tokens.js';
 
 export interface Stage {
   component: Component;
@@ -56,6 +60,10 @@ export interface PipelineOptions {
   onEvent?: (e: PipelineEvent) => void;
   /** What earlier runs of the same session sent, to be replayed byte for byte. */
   replay?: Replay;
+  /** The model for model-assisted strategies, or why there is none. */
+  model?: ModelAccess;
+  /** Per-session state for components (a model's result, a summary checkpoint). */
+  memo?: SessionMemo;
 }
 
 /** What an earlier run of the same session sent for one output. */
@@ -102,6 +110,8 @@ export interface PipelineResult {
   edits: StructuralEdit[];
   /** Ids whose text is now a placeholder from a transcript-scope component (pinned finals included). */
   finals: Set<string>;
+  /** Ids of outputs whose messages were replaced (by a summary): not sent at all. */
+  gone: Set<string>;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -124,6 +134,8 @@ interface Slot {
   final: boolean;
   /** A held-back rewrite is waiting for this slot: later stages leave it alone. */
   held: boolean;
+  /** Its message was replaced by a summary: nothing more to decide. */
+  gone: boolean;
 }
 
 interface Held {
@@ -145,7 +157,15 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     const pin = opts.replay?.pins.get(o.id);
     // A verbatim output was sent verbatim; its pin can say nothing else.
     const current = pin && verbatimReason(o) === undefined ? pin.text : o.text;
-    return { output: o, original: o.text, current, pinned: !!pin, final: !!pin?.final, held: false };
+    return {
+      output: o,
+      original: o.text,
+      current,
+      pinned: !!pin,
+      final: !!pin?.final,
+      held: false,
+      gone: false,
+    };
   });
   const held: Held[] = [];
   const edits: StructuralEdit[] = [];
@@ -154,9 +174,12 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     format: t.format,
     messages: t.messages,
     ...(t.cacheBreakpoints !== undefined ? { cacheBreakpoints: t.cacheBreakpoints } : {}),
+    ...(t.system !== undefined ? { system: t.system } : {}),
     ...(opts.query !== undefined ? { query: opts.query } : {}),
     ...(opts.lang !== undefined ? { lang: opts.lang } : {}),
     ...(opts.filters !== undefined ? { filters: opts.filters } : {}),
+    ...(opts.model !== undefined ? { model: opts.model } : {}),
+    ...(opts.memo !== undefined ? { memo: opts.memo } : {}),
   };
   const template = opts.hintTemplate ?? DEFAULT_HINT;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -177,6 +200,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
       // A pinned output stays as sent, except that a transcript-scope lossy component may still move
       // it forward; its marker gate then looks at the original (cg's own marker is no reason to stop).
       const mayMove = s.pinned && !s.final && component.scope === 'transcript' && component.lossy;
+      if (s.gone) return false;
       if (s.held || (s.pinned && !mayMove)) {
         if (s.pinned) replayed++;
         return false;
@@ -218,7 +242,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
       }
     } else {
       const started = performance.now();
-      const views = slots.map((s) => ({ ...s.output, text: s.current }));
+      const views = slots.filter((s) => !s.gone).map((s) => ({ ...s.output, text: s.current }));
       const result = await guarded(() => component.run(views, config, ctx), timeoutMs);
       if (result.kind === 'error') {
         emit(base(component.name, '*', 'fail', 0, 0, result.message));
@@ -245,11 +269,13 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
 
   const rewrites = new Map<string, string>();
   const finals = new Set<string>();
+  const gone = new Set<string>();
   for (const s of slots) {
-    if (s.current !== s.original) rewrites.set(s.output.id, s.current);
+    if (s.gone) gone.add(s.output.id);
+    else if (s.current !== s.original) rewrites.set(s.output.id, s.current);
     if (s.final) finals.add(s.output.id);
   }
-  return { rewrites, events, edits, finals };
+  return { rewrites, events, edits, finals, gone };
 
   /** Applies the held-back rewrites of pinned outputs when together they are worth a batch. */
   async function flushHeld() {
@@ -272,14 +298,22 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
   /** Asks a transcript component for structural edits and keeps those the body can take. */
   async function structuralEdits(component: Component, config: unknown) {
     if (component.scope !== 'transcript' || !component.edits) return;
-    const views = slots.map((s) => ({ ...s.output, text: s.current }));
+    const views = slots.filter((s) => !s.gone).map((s) => ({ ...s.output, text: s.current }));
     const edit = component.edits.bind(component);
     const result = await guarded(() => edit(views, config, ctx), timeoutMs);
     if (result.kind === 'error') return emit(base(component.name, '*', 'fail', 0, 0, result.message));
     const list: unknown = result.value;
     if (!Array.isArray(list))
       return emit(base(component.name, '*', 'fail', 0, 0, 'edits() did not return a list'));
-    for (const v of judgeEdits(list, t.messages, ctx.cacheBreakpoints ?? 0, edits)) {
+    const kindOf = (e: unknown) => (e as { kind?: unknown } | undefined)?.kind;
+    for (const e of list) {
+      const gate = (e as { gate?: unknown }).gate;
+      if (kindOf(e) === 'skip')
+        emit(base(component.name, '*', 'skip', 0, 0, typeof gate === 'string' ? gate : 'skipped'));
+    }
+    const replaces = list.filter((e) => kindOf(e) === 'replace_messages');
+    const others = list.filter((e) => kindOf(e) !== 'replace_messages' && kindOf(e) !== 'skip');
+    for (const v of judgeEdits(others, t.messages, ctx.cacheBreakpoints ?? 0, edits)) {
       if (!v.ok) {
         emit(base(component.name, '*', 'skip', 0, 0, v.reason));
         continue;
@@ -288,6 +322,59 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
       const note = `cache breakpoint on message ${v.edit.messageIndex}`;
       emit({ ...base(component.name, '*', 'rewrite', 0, 0), note });
     }
+    for (const proposed of replaces) await replaceMessages(component, proposed);
+  }
+
+  /**
+   * A span of messages replaced by one message (a summary): lossy, so the span's exact input bytes
+   * are stashed first and the marker written into the new message; kept only when the new message
+   * has fewer tokens than the span it replaces.
+   */
+  async function replaceMessages(component: Component, proposed: unknown) {
+    const p = proposed as Partial<ReplaceEdit>;
+    const id = `@messages:${p.from}-${p.to}`;
+    const skip = (reason: string, action: EventAction = 'skip') =>
+      emit(base(component.name, id, action, 0, 0, reason));
+    if (!component.lossy) return skip('a lossless component cannot replace messages', 'fail');
+    const inSpan = (s: Slot) => s.output.messageIndex >= p.from! && s.output.messageIndex < p.to!;
+    const original = typeof p.from === 'number' ? t.messageSpan?.(p.from, p.to ?? p.from) : undefined;
+    const known = new Set(markerKeys(original ?? ''));
+    for (const s of slots) if (inSpan(s)) for (const k of markerKeys(s.current)) known.add(k);
+    const v = judgeReplace(proposed, t.messages, edits, known);
+    if (!v.ok) return skip(v.reason);
+    if (original === undefined) return skip(`a ${t.format} body cannot have its messages replaced`);
+    if (!(await canStash())) return skip('store not writable: lossy components are off');
+    const started = performance.now();
+    const key = keyOf(original);
+    const text = v.edit.text.replace(MARKER_SLOT, () => marker(key) + hint(template, key));
+    const message = replacementMessage(text);
+    const bytesIn = byteLength(original);
+    const report = (action: EventAction, reason?: string, extra: Partial<PipelineEvent> = {}) =>
+      emit({
+        ...base(component.name, id, action, bytesIn, bytesIn, reason),
+        ms: performance.now() - started,
+        ...extra,
+      });
+    if (!(await opts.tokens.fewer(message, original)))
+      return report('revert', 'not fewer tokens than the messages it replaces', {
+        bytesOut: byteLength(message),
+      });
+    const put = await opts.store!.put(original);
+    if (!put.ok)
+      return report(
+        'revert',
+        `could not stash the messages (${put.reason}${put.detail ? `: ${put.detail}` : ''})`,
+      );
+    edits.push({ ...v.edit, text });
+    for (const s of slots) if (inSpan(s)) s.gone = true;
+    report('rewrite', undefined, {
+      before: original,
+      after: message,
+      bytesOut: byteLength(message),
+      loss: 'whole',
+      key,
+      note: v.edit.note ?? `messages ${v.edit.from}..${v.edit.to - 1} replaced`,
+    });
   }
 
   async function settle(component: Component, slot: Slot, result: Guarded<Outcome>, started: number) {
@@ -378,38 +465,6 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
       ...(key ? { key } : {}),
     });
   }
-}
-
-interface TagBound {
-  /** The tag with a placeholder key: its bytes bound its tokens whatever the key. */
-  sample: string;
-  /** The tag with the key removed, and how many times the key appears in it. */
-  keyless: string;
-  keys: number;
-}
-
-const KEY_PLACEHOLDER = '0000000000000000';
-
-function tagBound(template: string, args: string | undefined): TagBound {
-  const sample = marker(KEY_PLACEHOLDER) + hint(template, KEY_PLACEHOLDER, args);
-  return {
-    sample,
-    keyless: marker('') + hint(template, '', args),
-    keys: sample.split(KEY_PLACEHOLDER).length - 1,
-  };
-}
-
-/**
- * Whether bare text plus a marker tag (any key) is strictly fewer tokens than the input. A key is 16
- * hex digits, at most 16 tokens; two slack tokens cover the seams where the tag joins the text.
- */
-async function fewerWithTag(tokens: Tokens, bare: string, tag: TagBound, input: string): Promise<boolean> {
-  const inputBytes = byteLength(input);
-  const upperBytes = byteLength(bare) + byteLength(tag.sample);
-  if (upperBytes < Math.ceil(inputBytes / MAX_TOKEN_BYTES)) return true;
-  if (Math.ceil(upperBytes / MAX_TOKEN_BYTES) >= inputBytes) return false;
-  const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + 16 * tag.keys + 2;
-  return upper < (await tokens.count(input));
 }
 
 /** Appends the marker on a line of its own, keeping a trailing newline where there was one. */

@@ -1,7 +1,6 @@
 /**
  * Turns --components / --preset / the config file into the ordered list of pipeline stages, each
- * with its validated config. Explicit component names must all exist; preset members that have not
- * landed yet are skipped with a note (shown under --verbose).
+ * with its validated config. Explicit component names must all exist.
  */
 import type { InputFormat } from './component.js';
 import { COMPONENTS, findComponent } from './components/index.js';
@@ -12,7 +11,6 @@ import {
   DEFAULT_PRESET_FOR_TEXT,
   DEFAULT_PRESET_FOR_TRANSCRIPT,
   isPreset,
-  PLANNED_COMPONENTS,
   PRESET_NAMES,
   PRESETS,
 } from './presets.js';
@@ -42,11 +40,7 @@ export function resolveStages(choice: StageChoice, config: CgConfig, format: Inp
     for (const name of names) {
       if (findComponent(name)) continue;
       const known = COMPONENTS.map((c) => c.name).join(', ');
-      throw new UsageError(
-        PLANNED_COMPONENTS.includes(name)
-          ? `component "${name}" is not available in this version (available: ${known})`
-          : `unknown component "${name}" (available: ${known})`,
-      );
+      throw new UsageError(`unknown component "${name}" (available: ${known})`);
     }
     source = '--components';
   } else {
@@ -57,11 +51,7 @@ export function resolveStages(choice: StageChoice, config: CgConfig, format: Inp
     if (!isPreset(preset)) {
       throw new UsageError(`unknown preset "${preset}" (known: ${PRESET_NAMES.join(', ')})`);
     }
-    names = [];
-    for (const name of PRESETS[preset]) {
-      if (findComponent(name)) names.push(name);
-      else notes.push(`preset ${preset}: component ${name} is not available in this version; skipped`);
-    }
+    names = [...PRESETS[preset]];
     source = `preset ${preset}`;
   }
   const seen = new Set<string>();

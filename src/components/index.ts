@@ -14,6 +14,7 @@ import { mask } from './mask.js';
 import { phi_evict } from './phi_evict.js';
 import { skeleton } from './skeleton.js';
 import { smartcrush } from './smartcrush.js';
+import { summarize } from './summarize.js';
 import { toon } from './toon.js';
 
 export const COMPONENTS: readonly Component[] = [
@@ -28,6 +29,7 @@ export const COMPONENTS: readonly Component[] = [
   phi_evict,
   smartcrush,
   extract,
+  summarize,
   cacheinject,
 ];
 

@@ -55,6 +55,7 @@ export function readAnthropic(raw: string, root: JsonNode, opts: ReadOptions): T
     const role = stringOf(member(message, 'role')) ?? '';
     const content = member(message, 'content');
     const pieces: string[] = [];
+    let answers = false;
     if (content?.type === 'string') pieces.push(content.value);
     const blocks = content?.type === 'array' ? content.items : [];
     breakpoints += breakpointsIn(content);
@@ -85,6 +86,7 @@ export function readAnthropic(raw: string, root: JsonNode, opts: ReadOptions): T
         if (id !== undefined) calls.set(id, call);
         pieces.push(renderCall('tool_use', call));
       } else if (type === 'tool_result') {
+        answers = true;
         const id = stringOf(member(block, 'tool_use_id'));
         const flag = member(block, 'is_error');
         const isError = flag?.type === 'boolean' && flag.value;
@@ -98,11 +100,13 @@ export function readAnthropic(raw: string, root: JsonNode, opts: ReadOptions): T
         pieces.push(...texts);
       }
     }
-    b.messages.push(
-      lastBlock ? { role, text: pieces.join('\n'), lastBlock } : { role, text: pieces.join('\n') },
-    );
+    const view: MessageView = { role, text: pieces.join('\n') };
+    if (lastBlock) view.lastBlock = lastBlock;
+    // A tool_result must follow the tool_use it answers.
+    if (answers) view.boundToPrevious = true;
+    b.messages.push(view);
   });
-  const t = b.build('anthropic', raw, stringOf(member(root, 'model')));
+  const t = b.build('anthropic', raw, stringOf(member(root, 'model')), messageList(root));
   const system = systemText(member(root, 'system'));
   if (system !== undefined) t.system = system;
   t.cacheBreakpoints = breakpoints;

@@ -13,6 +13,7 @@ import {
   type JsonString,
   member,
 } from './json-spans.js';
+import { replacementMessage } from './message-replace.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
 // An unpaired UTF-16 surrogate is what invalid UTF-8 becomes once inside a JSON string. The
@@ -93,36 +94,68 @@ export class TranscriptBuilder {
     return parts.map((p) => p.value);
   }
 
-  build(format: InputFormat, raw: string, model: string | undefined): Transcript {
+  /**
+   * `items` are the JSON nodes of the message list, one per message view, when the format has one:
+   * they give messageSpan() and let a span of messages be replaced.
+   */
+  build(
+    format: InputFormat,
+    raw: string,
+    model: string | undefined,
+    items?: readonly JsonNode[],
+  ): Transcript {
     const { outputs, messages, nodes, lastBlocks } = this;
     const texts = new Map(outputs.map((o) => [o.id, o.text]));
+    const spanOf = (from: number, to: number): { start: number; end: number } | undefined => {
+      const first = items?.[from];
+      const last = items?.[to - 1];
+      if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to <= from) return undefined;
+      return first && last ? { start: first.start, end: last.end } : undefined;
+    };
     const write = (
       rewrites: ReadonlyMap<string, string>,
       structural: readonly StructuralEdit[] = [],
     ): string => {
       if (rewrites.size === 0 && structural.length === 0) return raw;
       const edits: Edit[] = [];
-      for (const e of new Map(structural.map((s) => [s.messageIndex, s])).values()) {
+      // A replaced span takes every change inside it with it.
+      const replaced: { start: number; end: number }[] = [];
+      for (const e of structural) {
+        if (e.kind !== 'replace_messages') continue;
+        const span = spanOf(e.from, e.to);
+        if (!span) throw new RangeError(`messages ${e.from}..${e.to} cannot be replaced`);
+        replaced.push(span);
+        edits.push({ ...span, text: replacementMessage(e.text) });
+      }
+      const gone = (start: number) => replaced.some((r) => start >= r.start && start < r.end);
+      const breakpoints = structural.filter((e) => e.kind === 'cache_breakpoint');
+      for (const e of new Map(breakpoints.map((s) => [s.messageIndex, s])).values()) {
         const block = lastBlocks.get(e.messageIndex);
         const last = block?.members[block.members.length - 1];
-        if (
-          e.kind !== 'cache_breakpoint' ||
-          last === undefined ||
-          member(block, 'cache_control') !== undefined
-        )
+        if (last === undefined || member(block, 'cache_control') !== undefined)
           throw new RangeError(`message ${e.messageIndex} cannot take a cache breakpoint`);
-        edits.push({ start: last.value.end, end: last.value.end, text: CACHE_BREAKPOINT });
+        if (!gone(last.value.end))
+          edits.push({ start: last.value.end, end: last.value.end, text: CACHE_BREAKPOINT });
       }
       for (const [id, text] of rewrites) {
         const node = nodes.get(id);
         if (node === undefined) throw new RangeError(`no tool output with id ${JSON.stringify(id)}`);
         // An unchanged text keeps its original bytes (its escapes may differ from JSON.stringify's).
-        if (text !== texts.get(id))
+        if (text !== texts.get(id) && !gone(node.start))
           edits.push({ start: node.start, end: node.end, text: JSON.stringify(text) });
       }
       return applyEdits(raw, edits);
     };
-    const t: Transcript = { format, outputs, messages, write };
+    const t: Transcript = {
+      format,
+      outputs,
+      messages,
+      write,
+      messageSpan(from, to) {
+        const span = spanOf(from, to);
+        return span ? raw.slice(span.start, span.end) : undefined;
+      },
+    };
     if (model !== undefined) t.model = model;
     return t;
   }

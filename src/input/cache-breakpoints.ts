@@ -7,7 +7,8 @@ import type { MessageView, StructuralEdit } from '../component.js';
 
 export const MAX_CACHE_BREAKPOINTS = 4;
 
-export type EditVerdict = { ok: true; edit: StructuralEdit } | { ok: false; reason: string };
+type Breakpoint = Extract<StructuralEdit, { kind: 'cache_breakpoint' }>;
+export type EditVerdict = { ok: true; edit: Breakpoint } | { ok: false; reason: string };
 
 /**
  * Judges each proposal in order against the messages, the breakpoints the body already has, and the
@@ -19,10 +20,11 @@ export function judgeEdits(
   existing: number,
   accepted: readonly StructuralEdit[],
 ): EditVerdict[] {
-  const taken = new Set(accepted.map((e) => e.messageIndex));
-  let budget = MAX_CACHE_BREAKPOINTS - existing - accepted.length;
+  const placed = accepted.filter((e): e is Breakpoint => e.kind === 'cache_breakpoint');
+  const taken = new Set(placed.map((e) => e.messageIndex));
+  let budget = MAX_CACHE_BREAKPOINTS - existing - placed.length;
   return proposed.map((p): EditVerdict => {
-    const e = p as Partial<StructuralEdit> | undefined;
+    const e = p as Partial<Breakpoint> | undefined;
     const i = e?.messageIndex;
     if (e?.kind !== 'cache_breakpoint' || typeof i !== 'number')
       return { ok: false, reason: 'unknown structural edit' };

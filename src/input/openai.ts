@@ -67,7 +67,11 @@ export function readOpenAI(raw: string, root: JsonNode, opts: ReadOptions): Tran
         pieces.push(renderCall('function_call', lastFunctionCall));
       }
     }
-    b.messages.push({ role, text: pieces.join('\n') });
+    const answers = role === 'tool' || role === 'function';
+    b.messages.push(
+      answers ? { role, text: pieces.join('\n'), boundToPrevious: true } : { role, text: pieces.join('\n') },
+    );
   });
-  return b.build('openai', raw, root.type === 'object' ? stringOf(member(root, 'model')) : undefined);
+  const model = root.type === 'object' ? stringOf(member(root, 'model')) : undefined;
+  return b.build('openai', raw, model, messageList(root));
 }

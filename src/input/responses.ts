@@ -49,7 +49,9 @@ export function readResponses(raw: string, root: JsonNode, opts: ReadOptions): T
   const input = member(root, 'input');
   if (input?.type === 'string') b.messages.push({ role: 'user', text: input.value });
   const calls = new Map<string, CallInfo>();
-  (input?.type === 'array' ? input.items : []).forEach((item, messageIndex) => {
+  const items = input?.type === 'array' ? input.items : undefined;
+  let previousType = '';
+  (items ?? []).forEach((item, messageIndex) => {
     const role = stringOf(member(item, 'role'));
     // Easy input messages may omit type: {role, content}.
     const type = stringOf(member(item, 'type')) ?? (role !== undefined ? 'message' : '');
@@ -75,8 +77,11 @@ export function readResponses(raw: string, root: JsonNode, opts: ReadOptions): T
       // reasoning, item_reference, …: model-side items with no plain text worth querying.
       b.messages.push({ role: role ?? 'assistant', text: '' });
     }
+    // An output answers its call, and a reasoning item belongs with the item it precedes.
+    if (OUTPUTS.has(type) || previousType === 'reasoning') b.messages[messageIndex]!.boundToPrevious = true;
+    previousType = type;
   });
-  const t = b.build('responses', raw, model);
+  const t = b.build('responses', raw, model, items);
   const instructions = stringOf(member(root, 'instructions'));
   if (instructions !== undefined) t.system = instructions;
   return t;

@@ -23,6 +23,11 @@ export interface Transcript {
    * format cannot express throws a RangeError (the pipeline validates edits before they get here).
    */
   write(rewrites: ReadonlyMap<string, string>, edits?: readonly StructuralEdit[]): string;
+  /**
+   * The exact input text of messages [from, to) (from the first's opening brace to the last's
+   * closing one), for formats whose messages are a JSON list; undefined for a range it cannot give.
+   */
+  messageSpan?(from: number, to: number): string | undefined;
 }
 
 export type FormatChoice = 'auto' | InputFormat;

@@ -1,9 +1,11 @@
 /**
  * The per-session decision record on disk: one JSON file per session under sessions/, holding for
  * each tool output id the content key of its original (h), the exact text cg sent for it when that
- * was not the original (t), and whether that text is a final placeholder (f).
+ * was not the original (t), and whether that text is a final placeholder (f); and a small memo of
+ * component state kept across turns (a model's reduction of an output, a summary checkpoint).
  *
- *   {"v":1,"id":"derived:0123…","outputs":{"toolu_01…":{"h":"89ab…","t":"[older tool output masked] <<cg:…>>…","f":1}}}
+ *   {"v":1,"id":"derived:0123…","outputs":{"toolu_01…":{"h":"89ab…","t":"[older tool output masked] <<cg:…>>…","f":1}},
+ *    "memo":{"extract:89ab…":"…"}}
  *
  * Writes are atomic (a temp file in the same directory, then rename), so a reader sees the old record
  * or the new one, never half of either. Writers serialise on a lock file and merge with what is on
@@ -27,7 +29,12 @@ export interface RecordEntry {
 export interface SessionRecord {
   id: string;
   outputs: Map<string, RecordEntry>;
+  /** Component state by namespaced key; the most recently set last. */
+  memo?: Map<string, string>;
 }
+
+/** The memo keeps this many entries, the most recently set ones. */
+export const MEMO_LIMIT = 256;
 
 const VERSION = 1;
 const LOCK_TRIES = 100;
@@ -65,11 +72,16 @@ export async function loadRecord(path: string, id: string): Promise<SessionRecor
   } catch {
     return record;
   }
-  const p = parsed as { v?: unknown; outputs?: unknown };
+  const p = parsed as { v?: unknown; outputs?: unknown; memo?: unknown };
   if (p?.v !== VERSION || !p.outputs || typeof p.outputs !== 'object') return record;
   for (const [outputId, raw] of Object.entries(p.outputs as Record<string, unknown>)) {
     const e = entryOf(raw);
     if (e) record.outputs.set(outputId, e);
+  }
+  if (p.memo && typeof p.memo === 'object' && !Array.isArray(p.memo)) {
+    record.memo = new Map();
+    for (const [k, v] of Object.entries(p.memo as Record<string, unknown>))
+      if (typeof v === 'string') record.memo.set(k, v);
   }
   return record;
 }
@@ -78,7 +90,10 @@ function serialise(record: SessionRecord): string {
   // Built by hand from the Map: an output id such as "__proto__" stays an ordinary key.
   const parts: string[] = [];
   for (const [outputId, e] of record.outputs) parts.push(`${JSON.stringify(outputId)}:${JSON.stringify(e)}`);
-  return `{"v":${VERSION},"id":${JSON.stringify(record.id)},"outputs":{${parts.join(',')}}}\n`;
+  const memo: string[] = [];
+  for (const [k, v] of record.memo ?? []) memo.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
+  const tail = memo.length > 0 ? `,"memo":{${memo.join(',')}}` : '';
+  return `{"v":${VERSION},"id":${JSON.stringify(record.id)},"outputs":{${parts.join(',')}}${tail}}\n`;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -125,6 +140,18 @@ export async function saveRecord(
       for (const [outputId, e] of ours.outputs) {
         const there = disk.outputs.get(outputId);
         disk.outputs.set(outputId, there && there.h === e.h ? merge(there, e) : e);
+      }
+      if (ours.memo && ours.memo.size > 0) {
+        const memo = disk.memo ?? new Map<string, string>();
+        for (const [k, v] of ours.memo) {
+          memo.delete(k); // re-set, so it counts as the most recent
+          memo.set(k, v);
+        }
+        for (const k of memo.keys()) {
+          if (memo.size <= MEMO_LIMIT) break;
+          memo.delete(k);
+        }
+        disk.memo = memo;
       }
       const tmp = join(dir, `${TMP_PREFIX}${process.pid}-${++tmpCounter}-${Date.now().toString(36)}`);
       try {

@@ -10,7 +10,7 @@
  * edited history) is decided afresh; an output that arrives already as cg sent it (cg's output fed
  * back in) is replayed as it is and its entry left alone.
  */
-import type { ToolOutput } from '../component.js';
+import type { SessionMemo, ToolOutput } from '../component.js';
 import type { Transcript } from '../input/transcript.js';
 import type { Pin, Replay, Stage } from '../pipeline.js';
 import { keyOf } from '../store/keys.js';
@@ -35,8 +35,17 @@ export interface Session {
   /** The session id, or "derived:<key>". */
   label: string;
   replay: Replay;
-  /** Records what this run sent; returns an error message when the record could not be written. */
-  save(rewrites: ReadonlyMap<string, string>, finals: ReadonlySet<string>): Promise<string | undefined>;
+  /** Component state from earlier turns; what is set now is saved with the record. */
+  memo: SessionMemo;
+  /**
+   * Records what this run sent (`gone`: outputs whose messages were replaced, not sent at all);
+   * returns an error message when the record could not be written.
+   */
+  save(
+    rewrites: ReadonlyMap<string, string>,
+    finals: ReadonlySet<string>,
+    gone?: ReadonlySet<string>,
+  ): Promise<string | undefined>;
 }
 
 /** The smallest batch any stage asks for (mask's batch_tokens), else the fallback. */
@@ -66,7 +75,9 @@ export async function openSession(
 ): Promise<Session | undefined> {
   const env = opts.env ?? process.env;
   const identity = sessionIdentity(t, opts.id ?? (env.CG_SESSION || undefined));
-  if (!identity || t.outputs.length === 0) return undefined;
+  // A conversation without tool outputs has nothing to pin, unless a stage keeps state across turns.
+  const stateful = stages.some((s) => s.component.keepsSessionState);
+  if (!identity || (t.outputs.length === 0 && !stateful)) return undefined;
   const dir = opts.dir ?? sessionsDir(env);
   const path = recordPath(dir, identity.key);
   const record = await loadRecord(path, identity.label);
@@ -87,13 +98,20 @@ export async function openSession(
     }
   }
 
+  const memoSet = new Map<string, string>();
   return {
     label: identity.label,
     replay: { pins, flushTokens: batchFor(stages, opts.flushTokens ?? DEFAULT_FLUSH_TOKENS) },
-    async save(rewrites, finals) {
-      const ours: SessionRecord = { id: identity.label, outputs: new Map() };
+    memo: {
+      get: (k) => memoSet.get(k) ?? record.memo?.get(k),
+      set: (k, v) => {
+        memoSet.set(k, v);
+      },
+    },
+    async save(rewrites, finals, gone) {
+      const ours: SessionRecord = { id: identity.label, outputs: new Map(), memo: memoSet };
       for (const o of t.outputs as ToolOutput[]) {
-        if (echoes.has(o.id)) continue;
+        if (echoes.has(o.id) || gone?.has(o.id)) continue;
         const e: RecordEntry = { h: hashes.get(o.id)! };
         const sent = rewrites.get(o.id);
         if (sent !== undefined && sent !== o.text) e.t = sent;

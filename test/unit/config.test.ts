@@ -39,6 +39,19 @@ describe('config', () => {
     );
   });
 
+  it('reads the model section for model-assisted components', () => {
+    const cfg = parseConfigObject({
+      model: { source: 'config', model: 'gpt-4.1-mini', api: 'openai', timeout_ms: 5000 },
+    });
+    expect(cfg.model).toMatchObject({
+      source: 'config',
+      model: 'gpt-4.1-mini',
+      api: 'openai',
+      timeoutMs: 5000,
+    });
+    expect(parseConfigObject({}).model.source).toBe('incoming');
+  });
+
   it('rejects unknown keys, unknown components, unknown presets and bad YAML', async () => {
     expect(() => parseConfigObject({ presett: 'safe' })).toThrow(/presett: unknown key/);
     expect(() => parseConfigObject({ components: { nope: {} } })).toThrow(/components\.nope: unknown key/);
@@ -48,14 +61,18 @@ describe('config', () => {
       /store\.hint: must contain \{key\}/,
     );
     expect(() => parseConfigObject({ model: { name: 'x' } })).toThrow(/model\.name: unknown key/);
+    expect(() => parseConfigObject({ model: { api_key: 'sk-1' } })).toThrow(
+      /model\.api_key: .*environment variable/,
+    );
+    expect(() => parseConfigObject({ model: { api: 'gemini' } })).toThrow(/model\.api: expected one of/);
     const dir = tempDir();
     const file = write(dir, 'c.yaml', 'preset: [unclosed\n');
     await expect(loadConfig(file, {}, dir)).rejects.toThrow(/invalid YAML/);
   });
 
-  it('says a component named in config is not available yet rather than ignoring it', () => {
-    expect(() => parseConfigObject({ components: { summarize: {} } })).toThrow(
-      'components.summarize: this component is not available in this version',
+  it('refuses a component name it does not know rather than ignoring it', () => {
+    expect(() => parseConfigObject({ components: { summarise: {} } })).toThrow(
+      /components\.summarise: unknown key/,
     );
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultConfig, parseConfigObject } from '../../src/config.js';
 import { UsageError } from '../../src/errors.js';
+import { PRESET_NAMES, PRESETS } from '../../src/presets.js';
 import { resolveStages } from '../../src/resolve-stages.js';
 
 const names = (r: ReturnType<typeof resolveStages>) => r.stages.map((s) => s.component.name);
@@ -11,10 +12,11 @@ describe('resolveStages', () => {
     expect(resolveStages({}, defaultConfig(), 'anthropic').source).toBe('preset balanced');
   });
 
-  it('skips preset members that have not landed, with a note', () => {
-    const r = resolveStages({ preset: 'summarize' }, defaultConfig(), 'text');
-    expect(names(r)).toEqual([]);
-    expect(r.notes.join('\n')).toMatch(/component summarize is not available in this version; skipped/);
+  it('knows every component each preset names', () => {
+    for (const preset of PRESET_NAMES) {
+      const r = resolveStages({ preset }, defaultConfig(), 'text');
+      expect(names(r)).toEqual([...PRESETS[preset]]);
+    }
   });
 
   it('takes --components over any preset, in the order given, without duplicates', () => {
@@ -30,9 +32,6 @@ describe('resolveStages', () => {
     expect(() => resolveStages({ components: 'format,bogus' }, defaultConfig(), 'text')).toThrow(UsageError);
     expect(() => resolveStages({ components: 'bogus' }, defaultConfig(), 'text')).toThrow(
       /unknown component "bogus"/,
-    );
-    expect(() => resolveStages({ components: 'summarize' }, defaultConfig(), 'text')).toThrow(
-      /not available in this version/,
     );
     expect(() => resolveStages({ preset: 'turbo' }, defaultConfig(), 'text')).toThrow(
       /unknown preset "turbo"/,

@@ -170,8 +170,9 @@ describe.each(TRANSCRIPT_COMPONENTS.map((c) => [c.name, c] as const))(
       const a = await pass(ENTRIES, store);
       const b = await pass(ENTRIES, new MemoryStore());
       expect(b.texts).toEqual(a.texts);
-      // The transcript is built so that every lossy one has something to do.
-      if (component.lossy) expect(a.r.rewrites.size).toBeGreaterThan(0);
+      // The transcript is built so that every lossy one has something to do; summarize needs a model
+      // (none here: it must then do nothing) and is tested against a model server in its own file.
+      if (component.lossy && name !== 'summarize') expect(a.r.rewrites.size).toBeGreaterThan(0);
       for (const e of a.r.events) expect(e.action).not.toBe('fail');
       a.texts.forEach((text, i) => {
         const original = ENTRIES[i]!.text;

@@ -91,6 +91,7 @@ describe('the Anthropic Messages reader', () => {
         role: 'user',
         text: 'FAIL 1 test\nconst a = 1;\ncaption one\ncaption two',
         lastBlock: lastBlock('tool_result'),
+        boundToPrevious: true,
       },
     ]);
   });

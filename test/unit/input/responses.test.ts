@@ -52,12 +52,13 @@ describe('the OpenAI Responses reader', () => {
       { role: 'user', text: 'Fix the build.' },
       { role: 'assistant', text: 'Looking.' },
       { role: 'assistant', text: '' },
-      { role: 'assistant', text: '[function_call shell: bash -lc make]' },
-      { role: 'tool', text: 'make: *** [all] Error 2' },
+      // A call after a reasoning item, and every output, cannot open a kept run of messages.
+      { role: 'assistant', text: '[function_call shell: bash -lc make]', boundToPrevious: true },
+      { role: 'tool', text: 'make: *** [all] Error 2', boundToPrevious: true },
       { role: 'assistant', text: '[custom_tool_call apply_patch]' },
-      { role: 'tool', text: 'Done!\nM a.c' },
+      { role: 'tool', text: 'Done!\nM a.c', boundToPrevious: true },
       { role: 'assistant', text: '[function_call read_file: a.c]' },
-      { role: 'tool', text: 'int main() {}' },
+      { role: 'tool', text: 'int main() {}', boundToPrevious: true },
     ]);
   });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   loadRecord,
+  MEMO_LIMIT,
   pruneRecords,
   type RecordEntry,
   recordPath,
@@ -28,6 +29,32 @@ describe('the session record', () => {
     expect([...back.outputs]).toEqual(entries);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir).filter((f) => f.startsWith('.tmp-') || f.endsWith('.lock'))).toEqual([]);
+  });
+
+  it('keeps the memo with the record, most recently set last, and caps it', async () => {
+    const dir = join(tempDir(), 'sessions');
+    const path = recordPath(dir, H(4));
+    const withMemo = (pairs: [string, string][]): SessionRecord => ({ ...rec([]), memo: new Map(pairs) });
+    await saveRecord(
+      dir,
+      path,
+      withMemo([
+        ['summarize', '{"a":1}'],
+        ['extract:1', 'x'],
+      ]),
+      mergeEntry,
+    );
+    await saveRecord(dir, path, withMemo([['summarize', '{"a":2}']]), mergeEntry);
+    expect([...((await loadRecord(path, 's')).memo ?? [])]).toEqual([
+      ['extract:1', 'x'],
+      ['summarize', '{"a":2}'],
+    ]);
+    const many = Array.from({ length: MEMO_LIMIT + 10 }, (_, i): [string, string] => [`k${i}`, 'v']);
+    await saveRecord(dir, path, withMemo(many), mergeEntry);
+    const memo = (await loadRecord(path, 's')).memo!;
+    expect(memo.size).toBe(MEMO_LIMIT);
+    expect(memo.has(`k${MEMO_LIMIT + 9}`)).toBe(true);
+    expect(memo.has('summarize')).toBe(false);
   });
 
   it('reads a missing or corrupt file as an empty record', async () => {

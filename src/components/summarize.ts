@@ -1,0 +1,179 @@
+/**
+ * summarize — lossy, transcript, model-assisted: once a request is large (trigger), the messages
+ * between the task (the first user message, and any system messages before it) and the last
+ * keep_last messages are replaced by one user message
+ *
+ *   === History Summary ===
+ *   <the model's summary>
+ *   [N earlier messages summarised] <<cg:KEY>> [full output: cg expand KEY]
+ *
+ * whose marker gives back the replaced messages' exact bytes. Retained messages stay byte-identical.
+ * The cut never opens the kept tail with a message bound to a dropped one (a tool result).
+ *
+ * Checkpoint: the summary is kept in the session memo and reused verbatim while the messages it
+ * covers are unchanged and the un-summarised stretch after it stays under resummarize_tokens; past
+ * that it rolls forward (the model gets the previous summary and only the newer messages), so the
+ * summary message changes once per roll, not on every turn. Without a model it does nothing.
+ */
+import { type EditProposal, MARKER_SLOT, type MessageView, type TranscriptComponent } from '../component.js';
+import { SUMMARY_LEVELS, type SummaryLevel, summaryPrompt } from '../llm/summary-prompt.js';
+import { keyOf } from '../store/keys.js';
+import { boolean, integer, mapping, oneOf } from '../validate.js';
+
+export interface SummarizeConfig {
+  keep_last: number;
+  summary_level: SummaryLevel;
+  /** false: tool outputs are masked in what the model sees. */
+  include_tool_calls: boolean;
+  /** The span must hold at least this many tokens. */
+  min_tokens: number;
+  trigger: { min_request_tokens: number; min_messages: number };
+  resummarize_tokens: number;
+  /** What the model sees is cut to about this many characters. */
+  max_input_chars: number;
+}
+
+const DEFAULTS: SummarizeConfig = {
+  keep_last: 3,
+  summary_level: 'regular',
+  include_tool_calls: false,
+  min_tokens: 500,
+  trigger: { min_request_tokens: 8000, min_messages: 8 },
+  resummarize_tokens: 6000,
+  max_input_chars: 120_000,
+};
+
+export const SUMMARY_HEADER = '=== History Summary ===';
+const MEMO_KEY = 'summarize';
+
+/** What the memo keeps between turns. */
+interface Checkpoint {
+  from: number;
+  to: number;
+  /** keyOf the covered messages' roles and texts: a changed history invalidates the checkpoint. */
+  h: string;
+  summary: string;
+}
+
+export const summarize: TranscriptComponent<SummarizeConfig> = {
+  name: 'summarize',
+  lossy: true,
+  scope: 'transcript',
+  keepsSessionState: true,
+  summary:
+    'Replace the stale middle of a long conversation by a model-written summary; the messages are stashed',
+  defaults: DEFAULTS,
+
+  parseConfig(raw: unknown): SummarizeConfig {
+    const m = mapping(raw, '', [
+      'keep_last',
+      'summary_level',
+      'include_tool_calls',
+      'min_tokens',
+      'trigger',
+      'resummarize_tokens',
+      'max_input_chars',
+    ]);
+    const t = mapping(m.trigger, 'trigger', ['min_request_tokens', 'min_messages']);
+    return {
+      keep_last: integer(m.keep_last, 'keep_last', DEFAULTS.keep_last, 1),
+      summary_level: oneOf(m.summary_level, 'summary_level', SUMMARY_LEVELS, DEFAULTS.summary_level),
+      include_tool_calls: boolean(m.include_tool_calls, 'include_tool_calls', DEFAULTS.include_tool_calls),
+      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
+      trigger: {
+        min_request_tokens: integer(
+          t.min_request_tokens,
+          'trigger.min_request_tokens',
+          DEFAULTS.trigger.min_request_tokens,
+        ),
+        min_messages: integer(t.min_messages, 'trigger.min_messages', DEFAULTS.trigger.min_messages),
+      },
+      resummarize_tokens: integer(m.resummarize_tokens, 'resummarize_tokens', DEFAULTS.resummarize_tokens),
+      max_input_chars: integer(m.max_input_chars, 'max_input_chars', DEFAULTS.max_input_chars, 2000),
+    };
+  },
+
+  // Its work is the structural edit below; it never rewrites an output's text.
+  run: () => new Map(),
+
+  async edits(outputs, cfg, ctx): Promise<EditProposal[]> {
+    const skip = (gate: string): EditProposal[] => [{ kind: 'skip', gate }];
+    const msgs = ctx.messages;
+    if (ctx.format === 'text') return skip('raw text has no conversation');
+    const task = msgs.findIndex((m) => m.role === 'user');
+    const from = Math.max(task, 0) + 1;
+    let end = msgs.length - cfg.keep_last;
+    while (end > from && msgs[end]?.boundToPrevious) end--;
+    if (end <= from) return skip('nothing between the task and the last messages');
+
+    const text = (a: number, b: number) =>
+      msgs
+        .slice(a, b)
+        .map((m) => m.text)
+        .join('\n');
+    const cp = readCheckpoint(ctx.memo?.get(MEMO_KEY));
+    const valid = cp && cp.from === from && cp.to <= end && cp.h === coverKey(msgs, from, cp.to);
+    if (valid) {
+      const pending = text(cp.to, end);
+      if (cp.to === end || !(await ctx.tokens.exceeds(pending, cfg.resummarize_tokens - 1)))
+        return [replace(from, cp.to, cp.summary, 'summary reused from the checkpoint')];
+    } else {
+      if (msgs.length < cfg.trigger.min_messages)
+        return skip(`fewer than ${cfg.trigger.min_messages} messages`);
+      const whole = `${text(0, msgs.length)}\n${ctx.system ?? ''}`;
+      if (!(await ctx.tokens.exceeds(whole, cfg.trigger.min_request_tokens - 1)))
+        return skip(`request under ${cfg.trigger.min_request_tokens} tokens`);
+      if (!(await ctx.tokens.exceeds(text(from, end), cfg.min_tokens - 1)))
+        return skip(`span under ${cfg.min_tokens} tokens`);
+    }
+    if (!ctx.model?.available) return skip(`no model (${ctx.model?.reason ?? 'none given'})`);
+
+    const rolling = valid ? cp : undefined;
+    const prompt = summaryPrompt({
+      messages: msgs,
+      outputs,
+      task: Math.max(0, task),
+      from: rolling ? rolling.to : from,
+      to: end,
+      ...(rolling ? { previous: rolling.summary } : {}),
+      recent: end,
+      level: cfg.summary_level,
+      includeToolOutputs: cfg.include_tool_calls,
+      maxChars: cfg.max_input_chars,
+    });
+    const reply = await ctx.model.complete(prompt);
+    if (!reply.ok) return skip(`model failed: ${reply.reason}`);
+    const summary = reply.text.trim();
+    if (summary === '') return skip('model returned an empty summary');
+    const checkpoint: Checkpoint = { from, to: end, h: coverKey(msgs, from, end), summary };
+    ctx.memo?.set(MEMO_KEY, JSON.stringify(checkpoint));
+    const how = rolling ? `summary rolled forward by ${ctx.model.label}` : `summarised by ${ctx.model.label}`;
+    return [replace(from, end, summary, how)];
+  },
+};
+
+function replace(from: number, to: number, summary: string, how: string): EditProposal {
+  const n = to - from;
+  return {
+    kind: 'replace_messages',
+    from,
+    to,
+    text: `${SUMMARY_HEADER}\n${summary}\n[${n} earlier message${n === 1 ? '' : 's'} summarised] ${MARKER_SLOT}`,
+    note: `messages ${from}..${to - 1} ${how}`,
+  };
+}
+
+function coverKey(msgs: readonly MessageView[], from: number, to: number): string {
+  return keyOf(JSON.stringify(msgs.slice(from, to).map((m) => [m.role, m.text])));
+}
+
+function readCheckpoint(raw: string | undefined): Checkpoint | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const c = JSON.parse(raw) as Partial<Checkpoint>;
+    const ints = [c.from, c.to].every((v) => Number.isInteger(v));
+    return ints && typeof c.h === 'string' && typeof c.summary === 'string' ? (c as Checkpoint) : undefined;
+  } catch {
+    return undefined;
+  }
+}

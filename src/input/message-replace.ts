@@ -1,0 +1,48 @@
+/**
+ * Whether a proposed replacement of messages [from, to) by one summary message leaves a request
+ * the provider still accepts and the agent can still follow: the first message (the task) and the
+ * latest one stay, the kept tail does not open with a message bound to one that was dropped (a tool
+ * result without its call), there is one replacement per run, and the text has exactly one marker
+ * slot and no marker the replaced messages did not already carry.
+ */
+import { MARKER_SLOT, type MessageView, type StructuralEdit } from '../component.js';
+import { markerKeys } from '../store/marker.js';
+
+/** The JSON of the message that takes a replaced span's place (a plain user message in every format). */
+export function replacementMessage(text: string): string {
+  return JSON.stringify({ role: 'user', content: text });
+}
+
+export type ReplaceEdit = Extract<StructuralEdit, { kind: 'replace_messages' }>;
+export type ReplaceVerdict = { ok: true; edit: ReplaceEdit } | { ok: false; reason: string };
+
+/**
+ * `knownKeys`: marker keys the replaced messages carry (in the input or as rewritten so far): a
+ * summary may quote those, never invent one.
+ */
+export function judgeReplace(
+  proposed: unknown,
+  messages: readonly MessageView[],
+  accepted: readonly StructuralEdit[],
+  knownKeys: ReadonlySet<string>,
+): ReplaceVerdict {
+  const e = proposed as Partial<ReplaceEdit> | undefined;
+  const { from, to, text } = e ?? {};
+  if (e?.kind !== 'replace_messages' || !Number.isInteger(from) || !Number.isInteger(to))
+    return { ok: false, reason: 'unknown structural edit' };
+  if (typeof text !== 'string') return { ok: false, reason: 'replacement without text' };
+  const n = messages.length;
+  if (from! < 1 || to! <= from! || to! >= n)
+    return { ok: false, reason: `messages ${from}..${to} do not leave the first and the latest in place` };
+  if (messages[to!]?.boundToPrevious)
+    return { ok: false, reason: `message ${to} answers one that would be dropped` };
+  if (accepted.some((a) => a.kind === 'replace_messages'))
+    return { ok: false, reason: 'messages were already replaced in this run' };
+  if (text.split(MARKER_SLOT).length !== 2)
+    return { ok: false, reason: 'a replacement needs exactly one marker slot' };
+  if (markerKeys(text.replace(MARKER_SLOT, '')).some((k) => !knownKeys.has(k)))
+    return { ok: false, reason: 'wrote a marker itself' };
+  const edit: ReplaceEdit = { kind: 'replace_messages', from: from!, to: to!, text };
+  if (typeof e.note === 'string') edit.note = e.note;
+  return { ok: true, edit };
+}

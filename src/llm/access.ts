@@ -1,0 +1,26 @@
+/**
+ * The model as components see it (ModelAccess): resolved once per run from the config's `model:`
+ * section, the environment and the incoming request, or the reason there is none. The HTTP client
+ * is imported only when a component actually asks, so runs that never call a model never load it.
+ */
+import type { InputFormat, ModelAccess } from '../component.js';
+import { type ModelConfig, resolveEndpoint } from './endpoint.js';
+
+export function modelAccess(
+  cfg: ModelConfig,
+  incoming: { format: InputFormat; model?: string },
+  env: NodeJS.ProcessEnv,
+): ModelAccess {
+  const r = resolveEndpoint(cfg, incoming, env);
+  if (!r.ok) return { available: false, reason: r.reason };
+  const { endpoint } = r;
+  return {
+    available: true,
+    label: `${endpoint.api}:${endpoint.model}`,
+    async complete(req) {
+      const { complete } = await import('./client.js');
+      const res = await complete(endpoint, req);
+      return res.ok ? { ok: true, text: res.text } : { ok: false, reason: res.reason };
+    },
+  };
+}
