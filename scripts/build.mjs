@@ -23,6 +23,9 @@ const external = [
   're2js',
   // The sandbox's QuickJS loads its own .wasm beside the installed package, inside a worker.
   'quickjs-emscripten',
+  // commander is needed only for arguments beyond the bare filter (`cmd | cg` takes a fast path):
+  // bundled, its 55 KB would be compiled on every start-up.
+  'commander',
   'web-tree-sitter',
   'tree-sitter-wasms',
   // chalk is only for `cg stats` on a terminal; bundled, its node:tty/node:os imports would be

@@ -22,7 +22,7 @@ import {
 } from '../component.js';
 import { ConfigError } from '../errors.js';
 import { boolean, integer, mapping, number, oneOf } from '../validate.js';
-import { type CodeStrategyConfig, codeStrategy } from './extract-code.js';
+import type { CodeStrategyConfig } from './extract-code.js';
 import { keywords } from './keywords.js';
 
 export type ExtractStrategy = 'deterministic' | 'code' | 'rlm';
@@ -108,6 +108,7 @@ export const extract: OutputComponent<ExtractConfig> = {
 
   async run(o, cfg, ctx): Promise<Outcome> {
     if (cfg.strategy === 'deterministic') return deterministic(o, cfg, ctx);
+    const { codeStrategy } = await import('./extract-code.js');
     const r = await codeStrategy(o, cfg, ctx);
     if (r.ok) return framed(o.text, r.text, r.note);
     const fallback = await deterministic(o, cfg, ctx);

@@ -16,7 +16,7 @@
  * summary message changes once per roll, not on every turn. Without a model it does nothing.
  */
 import { type EditProposal, MARKER_SLOT, type MessageView, type TranscriptComponent } from '../component.js';
-import { SUMMARY_LEVELS, type SummaryLevel, summaryPrompt } from '../llm/summary-prompt.js';
+import type { SummaryLevel } from '../llm/summary-prompt.js';
 import { keyOf } from '../store/keys.js';
 import { boolean, integer, mapping, oneOf } from '../validate.js';
 
@@ -32,6 +32,8 @@ export interface SummarizeConfig {
   /** What the model sees is cut to about this many characters. */
   max_input_chars: number;
 }
+
+const SUMMARY_LEVELS: readonly SummaryLevel[] = ['concise', 'regular', 'highly_detailed'];
 
 const DEFAULTS: SummarizeConfig = {
   keep_last: 3,
@@ -129,6 +131,8 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
     if (!ctx.model?.available) return skip(`no model (${ctx.model?.reason ?? 'none given'})`);
 
     const rolling = valid ? cp : undefined;
+    // Loaded only when a summary is due: most runs never get here.
+    const { summaryPrompt } = await import('../llm/summary-prompt.js');
     const prompt = summaryPrompt({
       messages: msgs,
       outputs,

@@ -8,7 +8,6 @@
 import type { MessageView, ToolOutput } from '../component.js';
 
 export type SummaryLevel = 'concise' | 'regular' | 'highly_detailed';
-export const SUMMARY_LEVELS: readonly SummaryLevel[] = ['concise', 'regular', 'highly_detailed'];
 
 const LENGTH: Record<SummaryLevel, { words: string; maxTokens: number }> = {
   concise: { words: 'at most about 150 words', maxTokens: 400 },

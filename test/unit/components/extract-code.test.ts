@@ -93,6 +93,12 @@ describe('extract, strategy code', () => {
     expect(prompt).toContain('Command: pytest');
   });
 
+  it('treats strategy rlm as code for now', async () => {
+    const r = await compactText(LOG, options({ strategy: 'rlm' }));
+    expect(server.requests).toHaveLength(1);
+    expect(r.output.startsWith('tests/test_parse.py::test_parse_dates FAILED\n')).toBe(true);
+  });
+
   it('rejects a filter that fabricates text and falls back to the deterministic strategy', async () => {
     script = textReply(program("  return 'All tests passed.\\n';"));
     const events: PipelineEvent[] = [];
