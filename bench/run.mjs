@@ -164,6 +164,10 @@ if (existsSync(join(root, '..', 'shared', 'corpus'))) {
   const { main: transcripts } = await import('./transcripts.mjs');
   console.log('');
   for (const line of await transcripts()) console.log(line);
+  // summarize's checkpoint policy on the same sessions, with a stand-in model (bench/summarize.mjs).
+  const { main: summarize } = await import('./summarize.mjs');
+  console.log('');
+  for (const line of await summarize()) console.log(line);
 }
 
 // skeleton vs `repomix --compress` on the corpus source files (bench/skeleton.mjs).
