@@ -36,6 +36,8 @@ export function judgeReplace(
     return { ok: false, reason: `messages ${from}..${to} do not leave the first and the latest in place` };
   if (messages[to!]?.boundToPrevious)
     return { ok: false, reason: `message ${to} answers one that would be dropped` };
+  if (messages[from!]?.boundToPrevious)
+    return { ok: false, reason: `message ${from} answers a kept one and cannot be dropped` };
   if (accepted.some((a) => a.kind === 'replace_messages'))
     return { ok: false, reason: 'messages were already replaced in this run' };
   if (text.split(MARKER_SLOT).length !== 2)

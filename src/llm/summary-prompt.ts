@@ -62,17 +62,22 @@ export function summaryPrompt(p: SummaryPromptInput): { system: string; prompt: 
   return { system, prompt: parts.join('\n\n'), maxTokens };
 }
 
-/** Message texts with their tool outputs masked, unless the model may see them. */
+/**
+ * Message texts with their tool outputs masked, unless the model may see them. An output an earlier
+ * stage already rewrote no longer matches its message's text: a message that only answers a call
+ * (a tool result) is then masked whole.
+ */
 function maskedTexts(p: SummaryPromptInput): Map<number, string> {
   const texts = new Map<number, string>();
   if (p.includeToolOutputs) return texts;
   for (const o of p.outputs) {
-    const text = texts.get(o.messageIndex) ?? p.messages[o.messageIndex]?.text;
+    const message = p.messages[o.messageIndex];
+    const text = texts.get(o.messageIndex) ?? message?.text;
     if (text === undefined || o.text === '') continue;
-    const at = text.indexOf(o.text);
-    if (at < 0) continue;
     const note = `[tool output${o.toolName ? ` of ${o.toolName}` : ''}: ${o.text.length} chars, not shown]`;
-    texts.set(o.messageIndex, text.slice(0, at) + note + text.slice(at + o.text.length));
+    const at = text.indexOf(o.text);
+    if (at >= 0) texts.set(o.messageIndex, text.slice(0, at) + note + text.slice(at + o.text.length));
+    else if (message?.boundToPrevious) texts.set(o.messageIndex, note);
   }
   return texts;
 }

@@ -93,3 +93,10 @@ describe('writing a replacement', () => {
     expect(t.messageSpan!(2, 2)).toBeUndefined();
   });
 });
+
+describe('judging the start of a replaced span', () => {
+  it('refuses to drop a result whose call stays', () => {
+    const v = judgeReplace(edit(2, 5), msgs(8, [2]), [], none);
+    expect(v).toEqual({ ok: false, reason: 'message 2 answers a kept one and cannot be dropped' });
+  });
+});
