@@ -169,6 +169,11 @@ export interface OutputComponent<C = unknown> extends ComponentBase<C> {
   /** Cheap, sync, no heavy imports: may this component act on this output at all? */
   applies?(o: ToolOutput, cfg: C): boolean;
   run(o: ToolOutput, cfg: C, ctx: RunContext): Outcome | Promise<Outcome>;
+  /**
+   * How many outputs' runs may be in flight at once (default 1): worth more than one only for a
+   * component that mostly waits (on a model). Outcomes are settled in document order regardless.
+   */
+  concurrency?(cfg: C): number;
 }
 
 export interface TranscriptComponent<C = unknown> extends ComponentBase<C> {

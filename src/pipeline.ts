@@ -29,6 +29,14 @@ import {
   type StructuralEdit,
   type ToolOutput,
 } from './component.js';
+import {
+  contractProblem,
+  type Guarded,
+  guarded,
+  limiter,
+  safeApplies,
+  safeConcurrency,
+} from './component-calls.js';
 import { isCgExpand } from './input/builder.js';
 import { judgeEdits } from './input/cache-breakpoints.js';
 import { judgeReplace, type ReplaceEdit, replacementMessage } from './input/message-replace.js';
@@ -220,26 +228,33 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     }
 
     if (component.scope === 'output') {
+      const runs: { slot: Slot; started: number; run: () => Promise<Guarded<Outcome>> }[] = [];
       for (const slot of eligible) {
         const view = { ...slot.output, text: slot.current };
         if (component.applies && !safeApplies(component, view, config)) {
-          emit(
-            base(
-              component.name,
-              slot.output.id,
-              'skip',
-              byteLength(slot.current),
-              0,
-              'does not apply',
-              slot.output,
-            ),
-          );
+          const bytes = byteLength(slot.current);
+          emit(base(component.name, slot.output.id, 'skip', bytes, 0, 'does not apply', slot.output));
           continue;
         }
-        const started = performance.now();
-        const outcome = await guarded(() => component.run(view, config, ctx), timeoutMs);
-        await settle(component, slot, outcome, started);
+        runs.push({
+          slot,
+          started: 0,
+          run: () => guarded(() => component.run(view, config, ctx), timeoutMs),
+        });
       }
+      // Each run reads only its own output, so runs may overlap (a component waiting on a model says
+      // how many); outcomes are still settled one by one in document order. One at a time, each is
+      // settled before the next starts, so at most one rewritten text waits in memory.
+      const width = safeConcurrency(component, config);
+      const limit = limiter(width);
+      const start = (r: (typeof runs)[number]) =>
+        limit(() => {
+          r.started = performance.now();
+          return r.run();
+        });
+      const outcomes = width > 1 ? runs.map(start) : [];
+      for (const [i, r] of runs.entries())
+        await settle(component, r.slot, await (outcomes[i] ?? start(r)), r.started);
     } else {
       const started = performance.now();
       const views = slots.filter((s) => !s.gone).map((s) => ({ ...s.output, text: s.current }));
@@ -471,59 +486,6 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
 function appendLine(text: string, tag: string): string {
   if (text.length === 0) return tag;
   return text.endsWith('\n') ? `${text}${tag}\n` : `${text}\n${tag}`;
-}
-
-function contractProblem(component: Component, o: unknown, input: string): string | undefined {
-  if (!o || typeof o !== 'object') return 'returned no outcome';
-  const outcome = o as Outcome;
-  if (outcome.kind === 'skip')
-    return typeof outcome.gate === 'string' ? undefined : 'skip without a gate name';
-  if (outcome.kind !== 'rewrite') return 'returned an unknown outcome kind';
-  if (typeof outcome.text !== 'string') return 'rewrite without text';
-  if (!['none', 'tail', 'whole'].includes(outcome.loss))
-    return `unknown loss ${JSON.stringify(outcome.loss)}`;
-  if (!component.lossy && outcome.loss !== 'none')
-    return `lossless component reported loss '${outcome.loss}'`;
-  const slots = outcome.text.split(MARKER_SLOT).length - 1;
-  if (slots > 1) return 'placed more than one marker slot';
-  if (slots === 1 && outcome.loss === 'none') return 'placed a marker slot in a lossless rewrite';
-  // Markers the input already carried (a README about cg, a log of cg runs) may pass through; a
-  // marker the input did not have can only have been forged by the component.
-  const written = outcome.text.replace(MARKER_SLOT, '');
-  if (hasMarker(written)) {
-    const had = new Set(markerKeys(input));
-    if (markerKeys(written).some((k) => !had.has(k))) return 'wrote a marker itself';
-  }
-  return undefined;
-}
-
-function safeApplies(component: Component, o: ToolOutput, config: unknown): boolean {
-  try {
-    return component.scope === 'output' && component.applies ? component.applies(o, config) : true;
-  } catch {
-    return false;
-  }
-}
-
-const TIMED_OUT = Symbol('timed out');
-
-type Guarded<T> = { kind: 'ok'; value: T } | { kind: 'error'; message: string };
-
-async function guarded<T>(fn: () => T | Promise<T>, timeoutMs: number): Promise<Guarded<T>> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(TIMED_OUT), timeoutMs);
-      timer.unref();
-    });
-    const value = await Promise.race([Promise.resolve().then(fn), deadline]);
-    return { kind: 'ok', value };
-  } catch (err) {
-    if (err === TIMED_OUT) return { kind: 'error', message: `timed out after ${timeoutMs} ms` };
-    return { kind: 'error', message: `threw: ${err instanceof Error ? err.message : String(err)}` };
-  } finally {
-    if (timer) clearTimeout(timer);
-  }
 }
 
 function base(

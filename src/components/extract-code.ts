@@ -39,6 +39,7 @@ export async function codeStrategy(
   const key = `extract:${cfg.rewrite ? 'rewrite:' : ''}${keyOf(o.bytes ?? o.text)}`;
   const seen = readMemo(ctx.memo?.get(key));
   if (seen) return 'r' in seen ? accepted(o.text, seen.r, seen.by) : { ok: false, why: seen.f };
+  if (!isNew(o, ctx)) return { ok: false, why: 'not an output of the newest turn' };
   const model = ctx.model;
   if (!model?.available) return { ok: false, why: `no model (${model?.reason ?? 'none given'})` };
 
@@ -92,7 +93,7 @@ function accepted(input: string, result: string, by: string): CodeResult {
   };
 }
 
-/** Why the model is not asked for this output (too small, or the request too small), if so. */
+/** Why the model is not asked about this output (it, or the request, is too small), if so. */
 async function triggerGate(
   text: string,
   cfg: CodeStrategyConfig,
@@ -107,6 +108,15 @@ async function triggerGate(
   if (!(await ctx.tokens.exceeds(request, cfg.min_request_tokens - 1)))
     return `request under min_request_tokens (${cfg.min_request_tokens})`;
   return undefined;
+}
+
+/**
+ * Whether the output belongs to the newest turn (after the last assistant message). Older ones were
+ * decided when they were new, and are replayed as sent; a conversation first seen mid-way must not
+ * cost a model call per old output.
+ */
+function isNew(o: ToolOutput, ctx: RunContext): boolean {
+  return ctx.format === 'text' || o.messageIndex > ctx.messages.findLastIndex((m) => m.role === 'assistant');
 }
 
 function readMemo(raw: string | undefined): Memo | undefined {

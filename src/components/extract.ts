@@ -54,6 +54,7 @@ const DEFAULTS: ExtractConfig = {
 const ERROR_WORD =
   /\b(?:error|errors|failed|failure|failures|fatal|exception|panic|panicked|traceback|abort|aborted|segfault|critical)\b/i;
 const FOLD = '…';
+const MODEL_CONCURRENCY = 4;
 
 export const extract: OutputComponent<ExtractConfig> = {
   name: 'extract',
@@ -99,6 +100,10 @@ export const extract: OutputComponent<ExtractConfig> = {
       max_keyword_share: share,
     };
   },
+
+  // A model strategy mostly waits on the model: the newest turn's outputs (parallel tool calls) are
+  // asked about together.
+  concurrency: (cfg) => (cfg.strategy === 'deterministic' ? 1 : MODEL_CONCURRENCY),
 
   applies(o, cfg) {
     // A UTF-16 unit is at most 3 UTF-8 bytes and a token at least 1 byte: shorter texts cannot qualify.

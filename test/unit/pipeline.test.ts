@@ -223,3 +223,60 @@ describe('pipeline', () => {
     expect(rewrites.get('t0')).toBe(`gone\n<<cg:${keyOf(big)}>> [full output: cg expand ${keyOf(big)}]`);
   });
 });
+
+describe('pipeline, components whose runs overlap', () => {
+  it('runs up to concurrency() outputs at once and still settles them in document order', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slowFirst = fake(
+      'slow_first',
+      true,
+      async (o) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        // The first output finishes last.
+        await new Promise((r) => setTimeout(r, o.id === 't0' ? 60 : 5));
+        inFlight--;
+        return { kind: 'rewrite', text: `${o.id}\n${MARKER_SLOT}`, loss: 'whole' };
+      },
+      { concurrency: () => 3 },
+    );
+    const r = await run(transcript([big, `${big}!`, `${big}?`, `${big}.`, `${big},`]), [slowFirst]);
+    expect(most).toBe(3);
+    expect(r.events.filter((e) => e.action === 'rewrite').map((e) => e.output)).toEqual([
+      't0',
+      't1',
+      't2',
+      't3',
+      't4',
+    ]);
+    expect(r.rewrites.size).toBe(5);
+  });
+
+  it('treats a concurrency() that throws or returns nonsense as one at a time', async () => {
+    for (const concurrency of [
+      () => Number.NaN,
+      () => -2,
+      () => {
+        throw new Error('x');
+      },
+    ]) {
+      let inFlight = 0;
+      let most = 0;
+      const c = fake(
+        'odd',
+        true,
+        async (o) => {
+          inFlight++;
+          most = Math.max(most, inFlight);
+          await new Promise((r) => setTimeout(r, 2));
+          inFlight--;
+          return { kind: 'rewrite', text: `${o.id}\n${MARKER_SLOT}`, loss: 'whole' };
+        },
+        { concurrency },
+      );
+      await run(transcript([big, `${big}!`, `${big}?`]), [c]);
+      expect(most).toBe(1);
+    }
+  });
+});

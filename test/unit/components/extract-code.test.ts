@@ -174,6 +174,46 @@ describe('extract, strategy code', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('asks only about the newest turn, and about its parallel tool results together', async () => {
+    let inFlight = 0;
+    let most = 0;
+    script = async (req, i) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      await new Promise((r) => setTimeout(r, 200));
+      inFlight--;
+      return textReply(KEEP_FAILURES)(req, i);
+    };
+    const call = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: { command: 'pytest' } });
+    const result = (id: string, n: number) => ({
+      type: 'tool_result',
+      tool_use_id: id,
+      content: LOG.replace('3.21s', `${n}.0s`),
+    });
+    const body = JSON.stringify({
+      model: 'claude-x',
+      messages: [
+        { role: 'user', content: 'Fix test_parse_dates' },
+        { role: 'assistant', content: [call('old')] },
+        { role: 'user', content: [result('old', 1)] },
+        { role: 'assistant', content: [call('a'), call('b'), call('c')] },
+        { role: 'user', content: [result('a', 2), result('b', 3), result('c', 4)] },
+      ],
+    });
+    const events: PipelineEvent[] = [];
+    await compactText(body, {
+      ...options({ min_messages: 1, min_request_tokens: 0 }),
+      onEvent: (e) => events.push(e),
+    });
+    expect(server.requests).toHaveLength(3);
+    expect(most).toBeGreaterThan(1);
+    const notes = Object.fromEntries(
+      events.filter((e) => e.action === 'rewrite').map((e) => [e.output, e.note]),
+    );
+    expect(notes.old).toMatch(/not an output of the newest turn/);
+    for (const id of ['a', 'b', 'c']) expect(notes[id]).toMatch(/^model filter/);
+  });
+
   it('serves the same output on a later turn from the session memo, byte for byte, with no request', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cg-xc-'));
     dirs.push(dir);
