@@ -128,9 +128,13 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
       if (!(await ctx.tokens.exceeds(text(from, end), cfg.min_tokens - 1)))
         return skip(`span under ${cfg.min_tokens} tokens`);
     }
-    if (!ctx.model?.available) return skip(`no model (${ctx.model?.reason ?? 'none given'})`);
-
     const rolling = valid ? cp : undefined;
+    // A roll that cannot happen keeps the summary there is: dropping it would send the whole history
+    // again and break the provider's cache as well.
+    const failed = (why: string): EditProposal[] =>
+      rolling ? [replace(from, rolling.to, rolling.summary, `summary reused (${why})`)] : skip(why);
+    if (!ctx.model?.available) return failed(`no model (${ctx.model?.reason ?? 'none given'})`);
+
     // Loaded only when a summary is due: most runs never get here.
     const { summaryPrompt } = await import('../llm/summary-prompt.js');
     const prompt = summaryPrompt({
@@ -146,9 +150,9 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
       maxChars: cfg.max_input_chars,
     });
     const reply = await ctx.model.complete(prompt);
-    if (!reply.ok) return skip(`model failed: ${reply.reason}`);
+    if (!reply.ok) return failed(`model failed: ${reply.reason}`);
     const summary = reply.text.trim();
-    if (summary === '') return skip('model returned an empty summary');
+    if (summary === '') return failed('model returned an empty summary');
     const checkpoint: Checkpoint = { from, to: end, h: coverKey(msgs, from, end), summary };
     ctx.memo?.set(MEMO_KEY, JSON.stringify(checkpoint));
     const how = rolling ? `summary rolled forward by ${ctx.model.label}` : `summarised by ${ctx.model.label}`;

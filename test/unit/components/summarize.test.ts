@@ -162,6 +162,27 @@ describe('summarize', () => {
     );
   });
 
+  it('keeps the summary it has when a roll forward fails, rather than sending the whole history', async () => {
+    const store = new MemoryStore();
+    const opts = options(store, {
+      config: {
+        components: { summarize: { resummarize_tokens: 2500, trigger: TRIGGER } },
+        model: { source: 'config', model: 'cheap-1', api: 'openai', base_url: server.openaiBaseUrl },
+      },
+    });
+    const first = await compactText(JSON.stringify(anthropicBody(6)), opts);
+    const summaryOf = (s: string) =>
+      (JSON.parse(s) as { messages: { content: string }[] }).messages[1]!.content;
+    const events: PipelineEvent[] = [];
+    const down = await compactText(JSON.stringify(anthropicBody(10)), {
+      ...opts,
+      env: {},
+      onEvent: (e) => events.push(e),
+    });
+    expect(summaryOf(down.output)).toBe(summaryOf(first.output));
+    expect(events.find((e) => e.action === 'rewrite')?.note).toMatch(/summary reused \(no model/);
+  });
+
   it('never opens the kept tail with a tool result whose call would be dropped', async () => {
     const body = anthropicBody(6);
     body.messages.splice(-2); // now ends with a tool_result: keep_last 3 would start on one
