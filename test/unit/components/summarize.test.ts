@@ -58,6 +58,7 @@ function options(
   store: MemoryStore,
   extra: Partial<CompactOptions> = {},
   model: Record<string, unknown> = {},
+  summarize: Record<string, unknown> = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'cg-sum-'));
   dirs.push(dir);
@@ -66,7 +67,7 @@ function options(
     tokens,
     components: 'summarize',
     config: {
-      components: { summarize: { trigger: TRIGGER } },
+      components: { summarize: { trigger: TRIGGER, ...summarize } },
       model: { source: 'config', model: 'cheap-1', api: 'openai', base_url: server.openaiBaseUrl, ...model },
     },
     env: { CG_MODEL_API_KEY: KEY },
@@ -75,6 +76,7 @@ function options(
   } satisfies CompactOptions;
 }
 
+const summaryOf = (s: string) => (JSON.parse(s) as { messages: { content: string }[] }).messages[1]!.content;
 const promptOf = (r: RecordedRequest) =>
   ((r.body as { messages: { content: string }[] }).messages[1]?.content as string) ?? '';
 
@@ -121,27 +123,15 @@ describe('summarize', () => {
   });
 
   it('shows the model the tool outputs with include_tool_calls', async () => {
-    const opts = options(new MemoryStore(), {
-      config: {
-        components: { summarize: { include_tool_calls: true, trigger: TRIGGER } },
-        model: { source: 'config', model: 'cheap-1', api: 'openai', base_url: server.openaiBaseUrl },
-      },
-    });
+    const opts = options(new MemoryStore(), {}, {}, { include_tool_calls: true });
     await compactText(JSON.stringify(anthropicBody(6)), opts);
     expect(promptOf(server.requests[0]!)).toContain('TOOLOUT0 line 1');
   });
 
   it('reuses the checkpoint verbatim until the new tail passes resummarize_tokens, then rolls forward', async () => {
     const store = new MemoryStore();
-    const opts = options(store, {
-      config: {
-        components: { summarize: { resummarize_tokens: 2500, trigger: TRIGGER } },
-        model: { source: 'config', model: 'cheap-1', api: 'openai', base_url: server.openaiBaseUrl },
-      },
-    });
+    const opts = options(store, {}, {}, { resummarize_tokens: 2500 });
     const first = await compactText(JSON.stringify(anthropicBody(6)), opts);
-    const summaryOf = (s: string) =>
-      (JSON.parse(s) as { messages: { content: string }[] }).messages[1]!.content;
     expect(server.requests).toHaveLength(1);
 
     // Two more tool turns (about 2 × 900 tokens) stay under 2500: same summary bytes, no request.
@@ -164,15 +154,8 @@ describe('summarize', () => {
 
   it('keeps the summary it has when a roll forward fails, rather than sending the whole history', async () => {
     const store = new MemoryStore();
-    const opts = options(store, {
-      config: {
-        components: { summarize: { resummarize_tokens: 2500, trigger: TRIGGER } },
-        model: { source: 'config', model: 'cheap-1', api: 'openai', base_url: server.openaiBaseUrl },
-      },
-    });
+    const opts = options(store, {}, {}, { resummarize_tokens: 2500 });
     const first = await compactText(JSON.stringify(anthropicBody(6)), opts);
-    const summaryOf = (s: string) =>
-      (JSON.parse(s) as { messages: { content: string }[] }).messages[1]!.content;
     const events: PipelineEvent[] = [];
     const down = await compactText(JSON.stringify(anthropicBody(10)), {
       ...opts,
