@@ -67,6 +67,8 @@ export interface MessageView {
    * just before it.
    */
   boundToPrevious?: true;
+  /** An assistant message whose first block is (redacted) thinking (Anthropic extended thinking). */
+  startsWithThinking?: true;
 }
 
 /**

@@ -202,7 +202,9 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
       emit(base(component.name, '*', 'skip', 0, 0, 'no store: lossy components are off'));
       continue;
     }
-    if (component.scope === 'transcript' && component.edits) await structuralEdits(component, config);
+    // A lossy component's edits (a summary) are not even asked for when nothing could be stashed.
+    if (component.scope === 'transcript' && component.edits && (!component.lossy || (await canStash())))
+      await structuralEdits(component, config);
     let replayed = 0;
     const eligible = slots.filter((s) => {
       // A pinned output stays as sent, except that a transcript-scope lossy component may still move
@@ -294,6 +296,8 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
 
   /** Applies the held-back rewrites of pinned outputs when together they are worth a batch. */
   async function flushHeld() {
+    // Held rewrites of messages a summary replaced are moot: they are never sent.
+    for (let i = held.length - 1; i >= 0; i--) if (held[i]!.slot.gone) held.splice(i, 1);
     if (held.length === 0) return;
     const batch = opts.replay?.flushTokens ?? 0;
     let saved = 0;
@@ -328,9 +332,11 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     }
     const replaces = list.filter((e) => kindOf(e) === 'replace_messages');
     const others = list.filter((e) => kindOf(e) !== 'replace_messages' && kindOf(e) !== 'skip');
+    const replaced = (i: number) =>
+      edits.some((e) => e.kind === 'replace_messages' && i >= e.from && i < e.to);
     for (const v of judgeEdits(others, t.messages, ctx.cacheBreakpoints ?? 0, edits)) {
-      if (!v.ok) {
-        emit(base(component.name, '*', 'skip', 0, 0, v.reason));
+      if (!v.ok || replaced(v.edit.messageIndex)) {
+        emit(base(component.name, '*', 'skip', 0, 0, v.ok ? 'message was replaced by a summary' : v.reason));
         continue;
       }
       edits.push(v.edit);
@@ -380,6 +386,12 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
         'revert',
         `could not stash the messages (${put.reason}${put.detail ? `: ${put.detail}` : ''})`,
       );
+    // Breakpoints already placed on replaced messages go with them.
+    for (let i = edits.length - 1; i >= 0; i--) {
+      const e = edits[i]!;
+      if (e.kind === 'cache_breakpoint' && e.messageIndex >= v.edit.from && e.messageIndex < v.edit.to)
+        edits.splice(i, 1);
+    }
     edits.push({ ...v.edit, text });
     for (const s of slots) if (inSpan(s)) s.gone = true;
     report('rewrite', undefined, {

@@ -16,8 +16,10 @@
  * summary message changes once per roll, not on every turn. Without a model it does nothing.
  */
 import { type EditProposal, MARKER_SLOT, type MessageView, type TranscriptComponent } from '../component.js';
+import { canOpenTail, judgeReplace } from '../input/message-replace.js';
 import type { SummaryLevel } from '../llm/summary-prompt.js';
 import { keyOf } from '../store/keys.js';
+import { hasMarker, markerKeys } from '../store/marker.js';
 import { boolean, integer, mapping, oneOf } from '../validate.js';
 
 export interface SummarizeConfig {
@@ -102,10 +104,13 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
     const skip = (gate: string): EditProposal[] => [{ kind: 'skip', gate }];
     const msgs = ctx.messages;
     if (ctx.format === 'text') return skip('raw text has no conversation');
+    // cg's own output fed back in: what it summarised stays summarised (cg(cg(x)) == cg(x)).
+    if (msgs.some((m) => m.text.startsWith(SUMMARY_HEADER) && hasMarker(m.text)))
+      return skip('already holds a cg summary');
     const task = msgs.findIndex((m) => m.role === 'user');
     const from = Math.max(task, 0) + 1;
     let end = msgs.length - cfg.keep_last;
-    while (end > from && msgs[end]?.boundToPrevious) end--;
+    while (end > from && !canOpenTail(msgs, end)) end--;
     if (end <= from) return skip('nothing between the task and the last messages');
 
     const text = (a: number, b: number) =>
@@ -153,10 +158,18 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
     if (!reply.ok) return failed(`model failed: ${reply.reason}`);
     const summary = reply.text.trim();
     if (summary === '') return failed('model returned an empty summary');
+    const how = rolling ? `summary rolled forward by ${ctx.model.label}` : `summarised by ${ctx.model.label}`;
+    const proposal = replace(from, end, summary, how);
+    // Checked here as the pipeline will, so a summary it would refuse (a garbled marker) is never
+    // checkpointed and reused turn after turn.
+    const known = new Set(markerKeys(text(from, end)));
+    for (const o of outputs)
+      if (o.messageIndex >= from && o.messageIndex < end) for (const k of markerKeys(o.text)) known.add(k);
+    const verdict = judgeReplace(proposal, msgs, [], known);
+    if (!verdict.ok) return failed(`summary refused: ${verdict.reason}`);
     const checkpoint: Checkpoint = { from, to: end, h: coverKey(msgs, from, end), summary };
     ctx.memo?.set(MEMO_KEY, JSON.stringify(checkpoint));
-    const how = rolling ? `summary rolled forward by ${ctx.model.label}` : `summarised by ${ctx.model.label}`;
-    return [replace(from, end, summary, how)];
+    return [proposal];
   },
 };
 

@@ -101,6 +101,8 @@ export function readAnthropic(raw: string, root: JsonNode, opts: ReadOptions): T
       }
     }
     const view: MessageView = { role, text: pieces.join('\n') };
+    const first = stringOf(member(blocks[0], 'type'));
+    if (first === 'thinking' || first === 'redacted_thinking') view.startsWithThinking = true;
     if (lastBlock) view.lastBlock = lastBlock;
     // A tool_result must follow the tool_use it answers.
     if (answers) view.boundToPrevious = true;

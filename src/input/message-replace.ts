@@ -13,6 +13,19 @@ export function replacementMessage(text: string): string {
   return JSON.stringify({ role: 'user', content: text });
 }
 
+/**
+ * Whether the kept messages may start at message i, just after a summary (a user message): it must
+ * not answer a dropped message, and with extended thinking in use the turn the summary opens must
+ * begin as Anthropic requires — with a real user message or an assistant message that starts with
+ * thinking.
+ */
+export function canOpenTail(messages: readonly MessageView[], i: number): boolean {
+  const m = messages[i];
+  if (!m || m.boundToPrevious) return false;
+  if (m.role === 'user' || m.startsWithThinking) return true;
+  return !messages.some((x) => x.startsWithThinking);
+}
+
 export type ReplaceEdit = Extract<StructuralEdit, { kind: 'replace_messages' }>;
 export type ReplaceVerdict = { ok: true; edit: ReplaceEdit } | { ok: false; reason: string };
 
@@ -36,6 +49,11 @@ export function judgeReplace(
     return { ok: false, reason: `messages ${from}..${to} do not leave the first and the latest in place` };
   if (messages[to!]?.boundToPrevious)
     return { ok: false, reason: `message ${to} answers one that would be dropped` };
+  if (!canOpenTail(messages, to!))
+    return {
+      ok: false,
+      reason: `message ${to} cannot open a turn (extended thinking needs a thinking block first)`,
+    };
   if (messages[from!]?.boundToPrevious)
     return { ok: false, reason: `message ${from} answers a kept one and cannot be dropped` };
   if (accepted.some((a) => a.kind === 'replace_messages'))

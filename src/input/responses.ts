@@ -77,8 +77,10 @@ export function readResponses(raw: string, root: JsonNode, opts: ReadOptions): T
       // reasoning, item_reference, …: model-side items with no plain text worth querying.
       b.messages.push({ role: role ?? 'assistant', text: '' });
     }
-    // An output answers its call, and a reasoning item belongs with the item it precedes.
-    if (OUTPUTS.has(type) || previousType === 'reasoning') b.messages[messageIndex]!.boundToPrevious = true;
+    // An output answers its call; a reasoning item belongs with the items its response produced, and
+    // parallel calls of one response stay together (their outputs follow them all).
+    const sameResponse = previousType === 'reasoning' || (CALLS.has(type) && CALLS.has(previousType));
+    if (OUTPUTS.has(type) || sameResponse) b.messages[messageIndex]!.boundToPrevious = true;
     previousType = type;
   });
   const t = b.build('responses', raw, model, items);

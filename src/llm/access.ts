@@ -19,7 +19,9 @@ export function modelAccess(
     label: `${endpoint.api}:${endpoint.model}`,
     async complete(req) {
       const { complete } = await import('./client.js');
-      const res = await complete(endpoint, req);
+      // model.max_output_tokens caps what any component asks for.
+      const maxTokens = Math.min(req.maxTokens ?? endpoint.maxOutputTokens, endpoint.maxOutputTokens);
+      const res = await complete(endpoint, { ...req, maxTokens });
       return res.ok ? { ok: true, text: res.text } : { ok: false, reason: res.reason };
     },
   };

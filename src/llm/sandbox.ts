@@ -98,6 +98,7 @@ export async function runFilterProgram(
       // A runaway host-side allocation (a helper's result, a huge reply) kills the worker, not us.
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 4 },
       execArgv: [], // not the parent's loaders or inspector flags
+      env: {}, // nothing of ours (API keys included) for a program to find, even through a hole
       stdout: true, // discarded below: the sandbox has nothing to say on our streams
       stderr: true,
     });

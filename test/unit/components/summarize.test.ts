@@ -220,6 +220,55 @@ describe('summarize', () => {
     expect(items.map((x) => x.type ?? x.role)).toEqual(kinds);
   });
 
+  it('keeps the calls of one Responses response together with their reasoning and outputs', async () => {
+    const input: unknown[] = [{ role: 'user', content: 'Fix it' }];
+    for (let i = 0; i < 5; i++) {
+      input.push({ type: 'reasoning', id: `rs_${i}`, summary: [] });
+      input.push({ type: 'function_call', call_id: `c${i}a`, name: 'sh', arguments: '{"command":"ls"}' });
+      input.push({ type: 'function_call', call_id: `c${i}b`, name: 'sh', arguments: '{"command":"pwd"}' });
+      input.push({ type: 'function_call_output', call_id: `c${i}a`, output: log(i, 'A') });
+      input.push({ type: 'function_call_output', call_id: `c${i}b`, output: log(i, 'B') });
+    }
+    const opts = options(new MemoryStore(), {}, {}, { keep_last: 2 });
+    const r = await compactText(JSON.stringify({ model: 'gpt-x', input }), opts);
+    const items = (JSON.parse(r.output) as { input: { type?: string; call_id?: string }[] }).input;
+    // The last 2 items would orphan output c4a and reasoning rs_4: the whole response is kept.
+    expect(items.slice(2).map((x) => x.type)).toEqual([
+      'reasoning',
+      'function_call',
+      'function_call',
+      'function_call_output',
+      'function_call_output',
+    ]);
+  });
+
+  it('opens the kept turn with a thinking block when extended thinking is on', async () => {
+    const body = anthropicBody(6) as ReturnType<typeof anthropicBody> & { thinking?: unknown };
+    body.thinking = { type: 'enabled', budget_tokens: 1024 };
+    // Only the first assistant message of the tool loop (and one later) starts with thinking.
+    const think = { type: 'thinking', thinking: 'hmm', signature: 'sig' };
+    for (const i of [1, 7]) {
+      const m = body.messages[i] as { content: unknown[] };
+      m.content = [think, ...m.content];
+    }
+    const r = await compactText(JSON.stringify(body), options(new MemoryStore()));
+    const out = JSON.parse(r.output) as {
+      messages: { role: string; content: { type: string }[] | string }[];
+    };
+    const firstKept = out.messages[2]!;
+    expect(firstKept.role).toBe('assistant');
+    expect((firstKept.content as { type: string }[])[0]!.type).toBe('thinking');
+    expect(out.messages.slice(2)).toEqual(body.messages.slice(7));
+  });
+
+  it('does not ask the model when the store cannot take the messages', async () => {
+    const store = new MemoryStore();
+    store.canWrite = false;
+    const input = JSON.stringify(anthropicBody(6));
+    expect((await compactText(input, options(store))).output).toBe(input);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('does nothing without a model, and says why under --verbose', async () => {
     const input = JSON.stringify(anthropicBody(6));
     const events: PipelineEvent[] = [];
@@ -251,9 +300,16 @@ describe('summarize', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('leaves its own output alone: cg(cg(x)) == cg(x)', async () => {
+  it('leaves its own output alone: cg(cg(x)) == cg(x), even with triggers that its output meets', async () => {
     const once = await compactText(JSON.stringify(anthropicBody(6)), options(new MemoryStore()));
     const twice = await compactText(once.output, options(new MemoryStore()));
     expect(twice.output).toBe(once.output);
+    const eager = { keep_last: 1, min_tokens: 10, trigger: { min_request_tokens: 10, min_messages: 3 } };
+    const first = await compactText(
+      JSON.stringify(anthropicBody(6)),
+      options(new MemoryStore(), {}, {}, eager),
+    );
+    const again = await compactText(first.output, options(new MemoryStore(), {}, {}, eager));
+    expect(again.output).toBe(first.output);
   });
 });
