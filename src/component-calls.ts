@@ -3,7 +3,7 @@
  * throw), a check that what came back keeps the Component contract, applies() and concurrency()
  * that can never throw, and a small limiter for components whose runs may overlap.
  */
-import { type Component, MARKER_SLOT, type Outcome, type ToolOutput } from './component.js';
+import { type Component, MARKER_SLOT, type Outcome, type RunContext, type ToolOutput } from './component.js';
 import { hasMarker, markerKeys } from './store/marker.js';
 
 export function contractProblem(component: Component, o: unknown, input: string): string | undefined {
@@ -48,6 +48,21 @@ export function limiter(width: number) {
       if (active < width) go();
       else waiting.push(go);
     });
+}
+
+/** The deadline for one run: the pipeline's, or longer when the component needs it (never throws). */
+export function deadlineFor(
+  component: Component,
+  config: unknown,
+  ctx: RunContext,
+  fallback: number,
+): number {
+  try {
+    const own = component.deadlineMs?.(config as never, ctx);
+    return typeof own === 'number' && Number.isFinite(own) && own > fallback ? own : fallback;
+  } catch {
+    return fallback;
+  }
 }
 
 export function safeConcurrency(component: Component, config: unknown): number {

@@ -102,6 +102,8 @@ export type ModelAccess =
       available: true;
       /** Which model answers ("openai:gpt-4.1-mini"), for notes; never the key. */
       label: string;
+      /** The longest one complete() can take, its retry included. */
+      budgetMs: number;
       complete(req: {
         system: string;
         prompt: string;
@@ -164,6 +166,11 @@ export interface ComponentBase<C> {
   parseConfig(raw: unknown): C;
   /** It keeps state across turns (ctx.memo), so a session is worth opening even with no tool output. */
   keepsSessionState?: boolean;
+  /**
+   * How long one run may take when that is longer than the pipeline's deadline (a model call), so
+   * the component can still fall back on its own before the pipeline gives up on it.
+   */
+  deadlineMs?(cfg: C, ctx: RunContext): number;
 }
 
 export interface OutputComponent<C = unknown> extends ComponentBase<C> {

@@ -31,6 +31,7 @@ import {
 } from './component.js';
 import {
   contractProblem,
+  deadlineFor,
   type Guarded,
   guarded,
   limiter,
@@ -190,7 +191,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     ...(opts.memo !== undefined ? { memo: opts.memo } : {}),
   };
   const template = opts.hintTemplate ?? DEFAULT_HINT;
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const defaultTimeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let storeUsable: boolean | undefined;
   const canStash = async () => {
     if (storeUsable === undefined) storeUsable = opts.store ? await opts.store.writable() : false;
@@ -198,6 +199,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
   };
 
   for (const { component, config } of opts.stages) {
+    const timeoutMs = deadlineFor(component, config, ctx, defaultTimeoutMs);
     if (component.lossy && !opts.store) {
       emit(base(component.name, '*', 'skip', 0, 0, 'no store: lossy components are off'));
       continue;
@@ -316,6 +318,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
 
   /** Asks a transcript component for structural edits and keeps those the body can take. */
   async function structuralEdits(component: Component, config: unknown) {
+    const timeoutMs = deadlineFor(component, config, ctx, defaultTimeoutMs);
     if (component.scope !== 'transcript' || !component.edits) return;
     const views = slots.filter((s) => !s.gone).map((s) => ({ ...s.output, text: s.current }));
     const edit = component.edits.bind(component);

@@ -55,6 +55,7 @@ const ERROR_WORD =
   /\b(?:error|errors|failed|failure|failures|fatal|exception|panic|panicked|traceback|abort|aborted|segfault|critical)\b/i;
 const FOLD = '…';
 const MODEL_CONCURRENCY = 4;
+const FALLBACK_MS = 10_000;
 
 export const extract: OutputComponent<ExtractConfig> = {
   name: 'extract',
@@ -104,6 +105,11 @@ export const extract: OutputComponent<ExtractConfig> = {
   // A model strategy mostly waits on the model: the newest turn's outputs (parallel tool calls) are
   // asked about together.
   concurrency: (cfg) => (cfg.strategy === 'deterministic' ? 1 : MODEL_CONCURRENCY),
+  // Room for the model call, the program (and the worker's backstop), then the fallback.
+  deadlineMs: (cfg, ctx) =>
+    cfg.strategy === 'deterministic' || !ctx.model?.available
+      ? 0
+      : ctx.model.budgetMs + cfg.program_timeout_ms + FALLBACK_MS,
 
   applies(o, cfg) {
     // A UTF-16 unit is at most 3 UTF-8 bytes and a token at least 1 byte: shorter texts cannot qualify.

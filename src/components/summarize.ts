@@ -97,6 +97,8 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
     };
   },
 
+  deadlineMs: (_cfg, ctx) => (ctx.model?.available ? ctx.model.budgetMs + 10_000 : 0),
+
   // Its work is the structural edit below; it never rewrites an output's text.
   run: () => new Map(),
 

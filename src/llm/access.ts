@@ -17,6 +17,8 @@ export function modelAccess(
   return {
     available: true,
     label: `${endpoint.api}:${endpoint.model}`,
+    // Two attempts and the backoff between them (Retry-After is capped at 2 s).
+    budgetMs: 2 * endpoint.timeoutMs + 2000,
     async complete(req) {
       const { complete } = await import('./client.js');
       // model.max_output_tokens caps what any component asks for.

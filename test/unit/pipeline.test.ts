@@ -280,3 +280,34 @@ describe('pipeline, components whose runs overlap', () => {
     }
   });
 });
+
+describe('pipeline deadlines', () => {
+  const slow = (deadlineMs?: () => number) =>
+    fake(
+      'slow',
+      true,
+      async (o) => {
+        await new Promise((r) => setTimeout(r, 150));
+        return { kind: 'rewrite', text: `${o.text.split('\n')[0]}\n${MARKER_SLOT}`, loss: 'whole' };
+      },
+      deadlineMs ? { deadlineMs } : {},
+    );
+  const runWith = (c: Component) =>
+    runPipeline(transcript([big]), {
+      stages: [stage(c)],
+      store: new MemoryStore(),
+      tokens: createTokens(),
+      timeoutMs: 50,
+    });
+
+  it('gives up on a run past its deadline, and reverts it alone', async () => {
+    const r = await runWith(slow());
+    expect(r.rewrites.size).toBe(0);
+    expect(r.events.find((e) => e.component === 'slow')?.reason).toBe('timed out after 50 ms');
+  });
+
+  it('waits longer for a component that says it needs longer (a model call)', async () => {
+    expect((await runWith(slow(() => 5000))).rewrites.size).toBe(1);
+    expect((await runWith(slow(() => Number.NaN))).rewrites.size).toBe(0);
+  });
+});
