@@ -1,6 +1,7 @@
 /**
  * A real HTTP model server on 127.0.0.1 for tests, speaking OpenAI Chat Completions
- * (POST /v1/chat/completions) and Anthropic Messages (POST /v1/messages), answering from a script.
+ * (POST /v1/chat/completions), OpenAI Responses (POST /v1/responses) and Anthropic Messages
+ * (POST /v1/messages), answering from a script.
  *
  * A script is a function of (request, index) or an array whose entry i answers request i (past the
  * end: HTTP 500). Every request is recorded, parsed, before it is answered. Any other route is api
@@ -11,7 +12,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
-  api: 'openai' | 'anthropic' | 'unknown';
+  api: 'openai' | 'anthropic' | 'responses' | 'unknown';
   path: string;
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON, or the raw string when the body is not JSON. */
@@ -146,10 +147,34 @@ export function anthropicReply(text: string): ScriptedReply {
   };
 }
 
-/** Answers either API with its own reply shape; anything else 404. */
+/** A realistic Responses API `response` reply (a reasoning item, then the message). */
+export function responsesReply(text: string): ScriptedReply {
+  return {
+    body: {
+      id: 'resp_test0001',
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-test',
+      output: [
+        { type: 'reasoning', id: 'rs_1', summary: [] },
+        {
+          type: 'message',
+          id: 'msg_1',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text, annotations: [] }],
+        },
+      ],
+      usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17 },
+    },
+  };
+}
+
+/** Answers each API with its own reply shape; anything else 404. */
 export function textReply(text: string): Script {
   return (req) => {
     if (req.api === 'openai') return openaiReply(text);
+    if (req.api === 'responses') return responsesReply(text);
     if (req.api === 'anthropic') return anthropicReply(text);
     return { status: 404, body: { error: { message: 'not found' } } };
   };
@@ -160,6 +185,7 @@ function routeOf(method: string | undefined, url: string | undefined): RecordedR
   const path = (url ?? '').split('?')[0];
   if (path === '/v1/chat/completions') return 'openai';
   if (path === '/v1/messages') return 'anthropic';
+  if (path === '/v1/responses') return 'responses';
   return 'unknown';
 }
 

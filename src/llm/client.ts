@@ -1,7 +1,12 @@
 /**
  * complete() — one system + user exchange with a model, over an OpenAI-compatible Chat Completions
- * endpoint or an Anthropic Messages endpoint, using global fetch (no SDKs: they would be the
- * heaviest thing cg loads, for two small POSTs).
+ * endpoint, OpenAI's Responses endpoint or an Anthropic Messages endpoint, using global fetch (no
+ * SDKs: they would be the heaviest thing cg loads, for a few small POSTs).
+ *
+ * Chat Completions speaks two dialects: older and compatible servers take `max_tokens` and
+ * `temperature`, OpenAI's reasoning models (o-series, gpt-5) refuse both and want
+ * `max_completion_tokens`. The first request uses the dialect the model name suggests; a 400 that
+ * names one of those parameters is answered once more in the other.
  *
  * It never throws. Every failure becomes `{ ok: false, reason }` with a short one-line reason that is
  * safe to print: the API key is redacted from it, and of a reply body at most ~100 chars of an error
@@ -15,7 +20,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 
-export type ModelApi = 'openai' | 'anthropic';
+export type ModelApi = 'openai' | 'anthropic' | 'responses';
 
 export interface ModelEndpoint {
   api: ModelApi;
@@ -45,7 +50,11 @@ const MESSAGE_CHARS = 100;
 /** Codes for a connection the server dropped mid-request: worth one more try, unlike a refusal. */
 const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
-type Failure = { ok: false; reason: string; retry: boolean; waitMs?: number };
+/** `dialect`: a 400 about max_tokens or temperature, which the other Chat Completions dialect avoids. */
+type Failure = { ok: false; reason: string; retry: boolean; waitMs?: number; dialect?: boolean };
+type Dialect = 'classic' | 'reasoning';
+const REASONING_MODEL = /^(?:o\d|gpt-5)/i;
+const DIALECT_ERROR = /max_tokens|max_completion_tokens|temperature/;
 type Attempt = { ok: true; text: string } | Failure;
 
 interface HttpRequest {
@@ -71,13 +80,22 @@ export async function complete(
   if (!/^[\x21-\x7e]*$/.test(key))
     return done(failed('the API key has characters not allowed in an HTTP header'));
   try {
-    const http = buildRequest(endpoint, key, req);
+    let dialect: Dialect = REASONING_MODEL.test(endpoint.model) ? 'reasoning' : 'classic';
+    let switched = false;
+    let http = buildRequest(endpoint, key, req, dialect);
     for (;;) {
       if (opts.signal?.aborted) return done(failed('model request was aborted'));
       attempts++;
       const a = await attempt(opts.fetch ?? fetch, http, endpoint, key, opts.signal);
       if (a.ok) return done(a);
-      if (!a.retry || attempts >= MAX_ATTEMPTS) return done({ ...a, reason: redact(a.reason, key) });
+      if (a.dialect && endpoint.api === 'openai' && !switched) {
+        switched = true;
+        dialect = dialect === 'classic' ? 'reasoning' : 'classic';
+        http = buildRequest(endpoint, key, req, dialect);
+        continue;
+      }
+      if (!a.retry || attempts >= MAX_ATTEMPTS + (switched ? 1 : 0))
+        return done({ ...a, reason: redact(a.reason, key) });
       await delay(a.waitMs ?? BACKOFF_MS, undefined, { signal: opts.signal }).catch(() => undefined);
     }
   } catch (err) {
@@ -87,7 +105,7 @@ export async function complete(
 }
 
 /** An empty key sends no auth header at all (a local server that wants none). */
-function buildRequest(e: ModelEndpoint, key: string, req: CompletionRequest): HttpRequest {
+function buildRequest(e: ModelEndpoint, key: string, req: CompletionRequest, dialect: Dialect): HttpRequest {
   const base = e.baseUrl.replace(/\/+$/, '');
   const max_tokens = req.maxTokens ?? e.maxOutputTokens;
   const json = { 'content-type': 'application/json' };
@@ -105,12 +123,28 @@ function buildRequest(e: ModelEndpoint, key: string, req: CompletionRequest): Ht
       }),
     };
   }
+  const headers = { ...json, ...(key ? { authorization: `Bearer ${key}` } : {}) };
+  if (e.api === 'responses') {
+    return {
+      url: `${base}/responses`,
+      headers,
+      body: JSON.stringify({
+        model: e.model,
+        ...(req.system ? { instructions: req.system } : {}),
+        input: req.prompt,
+        max_output_tokens: max_tokens,
+        store: false,
+      }),
+    };
+  }
   const messages = [{ role: 'user', content: req.prompt }];
   if (req.system) messages.unshift({ role: 'system', content: req.system });
+  const limits =
+    dialect === 'classic' ? { max_tokens, temperature: 0 } : { max_completion_tokens: max_tokens };
   return {
     url: `${base}/chat/completions`,
-    headers: { ...json, ...(key ? { authorization: `Bearer ${key}` } : {}) },
-    body: JSON.stringify({ model: e.model, messages, max_tokens, temperature: 0 }),
+    headers,
+    body: JSON.stringify({ model: e.model, messages, ...limits }),
   };
 }
 
@@ -144,6 +178,7 @@ async function attempt(
         reason: `model server answered HTTP ${res.status}${msg ? `: ${msg}` : ''}`,
         retry: res.status === 429 || res.status >= 500,
         waitMs: retryAfter(res.headers.get('retry-after')),
+        dialect: res.status === 400 && DIALECT_ERROR.test(body),
       };
     }
     return readReply(e.api, body);
@@ -168,10 +203,31 @@ function readReply(api: ModelApi, body: string): Attempt {
   } catch {
     return failed('model reply was not JSON');
   }
-  const content = api === 'openai' ? at(json, 'choices', 0, 'message', 'content') : at(json, 'content');
-  const text = api === 'anthropic' && !Array.isArray(content) ? undefined : textOf(content);
+  let text: string | undefined;
+  if (api === 'responses') text = responsesText(json);
+  else {
+    const content = api === 'openai' ? at(json, 'choices', 0, 'message', 'content') : at(json, 'content');
+    text = api === 'anthropic' && !Array.isArray(content) ? undefined : textOf(content);
+  }
   if (text === undefined || text.trim() === '') return failed('model reply had no text');
   return { ok: true, text };
+}
+
+/** A Responses reply's text: its `output_text`, or the output_text parts of its message items. */
+function responsesText(json: unknown): string | undefined {
+  const direct = at(json, 'output_text');
+  if (typeof direct === 'string') return direct;
+  const output = at(json, 'output');
+  if (!Array.isArray(output)) return undefined;
+  const texts: string[] = [];
+  for (const item of output) {
+    const content = at(item, 'content');
+    if (at(item, 'type') !== 'message' || !Array.isArray(content)) continue;
+    for (const p of content)
+      if (at(p, 'type') === 'output_text' && typeof at(p, 'text') === 'string')
+        texts.push(at(p, 'text') as string);
+  }
+  return texts.length > 0 ? texts.join('') : undefined;
 }
 
 /** A string, or the joined text of a list of `{ type: 'text', text }` parts (other parts skipped). */

@@ -47,16 +47,18 @@ const KEYS = [
   'timeout_ms',
   'max_output_tokens',
 ] as const;
-const APIS: readonly ModelApi[] = ['openai', 'anthropic'];
+const APIS: readonly ModelApi[] = ['openai', 'anthropic', 'responses'];
 const DEFAULT_BASE: Record<ModelApi, string> = {
   openai: 'https://api.openai.com/v1',
   anthropic: 'https://api.anthropic.com',
+  responses: 'https://api.openai.com/v1',
 };
 /** The provider env vars for source 'incoming', by the format of the intercepted request. */
 const PROVIDER: Record<Exclude<InputFormat, 'text'>, { api: ModelApi; keyEnv: string; baseEnv: string }> = {
   anthropic: { api: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', baseEnv: 'ANTHROPIC_BASE_URL' },
   openai: { api: 'openai', keyEnv: 'OPENAI_API_KEY', baseEnv: 'OPENAI_BASE_URL' },
-  responses: { api: 'openai', keyEnv: 'OPENAI_API_KEY', baseEnv: 'OPENAI_BASE_URL' },
+  // A Responses body's model may be served by /v1/responses only (gpt-5-codex): ask it there.
+  responses: { api: 'responses', keyEnv: 'OPENAI_API_KEY', baseEnv: 'OPENAI_BASE_URL' },
 };
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -111,7 +113,7 @@ function fromConfig(cfg: ModelConfig, env: NodeJS.ProcessEnv): EndpointResolutio
   if (!model) return { ok: false, reason: 'no model configured (set CG_MODEL or model.model)' };
   const envApi = env.CG_MODEL_API || undefined;
   if (envApi !== undefined && !isApi(envApi))
-    return { ok: false, reason: 'CG_MODEL_API must be openai or anthropic' };
+    return { ok: false, reason: 'CG_MODEL_API must be openai, anthropic or responses' };
   const api: ModelApi = envApi ?? cfg.api ?? 'openai';
   const apiKey = env[cfg.apiKeyEnv];
   if (!apiKey) return { ok: false, reason: `no API key (set ${cfg.apiKeyEnv})` };

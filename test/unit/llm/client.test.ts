@@ -34,7 +34,7 @@ function endpoint(
   api: ModelApi = 'openai',
   over: Partial<ModelEndpoint> = {},
 ): ModelEndpoint {
-  const baseUrl = api === 'openai' ? s.openaiBaseUrl : s.anthropicBaseUrl;
+  const baseUrl = api === 'anthropic' ? s.anthropicBaseUrl : s.openaiBaseUrl;
   return { api, model: 'test-model', baseUrl, apiKey: KEY, timeoutMs: 5000, maxOutputTokens: 2048, ...over };
 }
 
@@ -86,6 +86,45 @@ describe('complete over the OpenAI Chat Completions API', () => {
     ];
     const s = await serve([{ body: { choices: [{ message: { role: 'assistant', content: parts } }] } }]);
     expect(await complete(endpoint(s), REQ)).toMatchObject({ ok: true, text: 'first second' });
+  });
+});
+
+describe('complete with OpenAI reasoning models and the Responses API', () => {
+  it('sends max_completion_tokens and no temperature to a reasoning model', async () => {
+    const s = await serve([openaiReply('ok')]);
+    const r = await complete(endpoint(s, 'openai', { model: 'gpt-5-mini' }), REQ);
+    expect(r.ok).toBe(true);
+    const body = s.requests[0]!.body as Record<string, unknown>;
+    expect(body.max_completion_tokens).toBe(2048);
+    expect(body).not.toHaveProperty('max_tokens');
+    expect(body).not.toHaveProperty('temperature');
+  });
+
+  it('answers a 400 about max_tokens once more in the other dialect', async () => {
+    const s = await serve([
+      {
+        status: 400,
+        body: { error: { message: "Unsupported parameter: 'max_tokens'. Use 'max_completion_tokens'." } },
+      },
+      openaiReply('second time'),
+    ]);
+    const r = await complete(endpoint(s, 'openai', { model: 'my-proxy-model' }), REQ);
+    expect(r).toMatchObject({ ok: true, text: 'second time', attempts: 2 });
+    expect(s.requests[0]!.body).toHaveProperty('max_tokens');
+    expect(s.requests[1]!.body).toHaveProperty('max_completion_tokens');
+  });
+
+  it('asks the Responses API with instructions, input and max_output_tokens, and reads its message text', async () => {
+    const t = await serve(textReply('from responses'));
+    const r = await complete(endpoint(t, 'responses', { model: 'gpt-5-codex' }), REQ);
+    expect(r).toMatchObject({ ok: true, text: 'from responses' });
+    expect(t.requests[0]!.path).toBe('/v1/responses');
+    expect(t.requests[0]!.body).toMatchObject({
+      model: 'gpt-5-codex',
+      instructions: REQ.system,
+      input: REQ.prompt,
+      max_output_tokens: 2048,
+    });
   });
 });
 

@@ -114,13 +114,13 @@ describe('resolveEndpoint with source incoming', () => {
     });
   });
 
-  it('reuses an OpenAI or Responses request’s model with the OpenAI key and the default base URL', () => {
+  it('reuses an OpenAI or Responses request’s model, on its own API, with the OpenAI key and base URL', () => {
     for (const format of ['openai', 'responses'] as const) {
       const r = resolveEndpoint(cfg(), { format, model: 'gpt-x' }, { OPENAI_API_KEY: KEY });
       expect(r).toMatchObject({
         ok: true,
         source: 'incoming',
-        endpoint: { api: 'openai', model: 'gpt-x', baseUrl: 'https://api.openai.com/v1', apiKey: KEY },
+        endpoint: { api: format, model: 'gpt-x', baseUrl: 'https://api.openai.com/v1', apiKey: KEY },
       });
     }
   });
@@ -209,7 +209,7 @@ describe('resolveEndpoint with source config', () => {
       'no model configured (set CG_MODEL or model.model)',
     );
     expect(reason(resolveEndpoint(config, { format: 'text' }, { ...env, CG_MODEL_API: 'gemini' }))).toBe(
-      'CG_MODEL_API must be openai or anthropic',
+      'CG_MODEL_API must be openai, anthropic or responses',
     );
   });
 });
