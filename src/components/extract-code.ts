@@ -1,8 +1,9 @@
 /**
  * extract's model strategy (`code`; `rlm` maps to it for now): the model writes
  * `filter(text, query)` for one large output, the program runs in the QuickJS sandbox, and its
- * result is accepted only when it is an in-order subsequence of the output (it deleted, never
- * invented) — or, with `rewrite: true`, only when it is shorter. It is tried only for a large
+ * result is accepted only when it is an in-order subsequence of the output's words and single
+ * characters (it deleted, never invented — not even a word spelled from letters picked here and
+ * there) — or, with `rewrite: true`, only when it is shorter. It is tried only for a large
  * output in a large request (the triggers), and its result — or its failure — is memoised per
  * session by content, so the same output on a later turn gets the same bytes with no model call.
  *
@@ -78,9 +79,9 @@ async function askAndRun(
   if (result.trim() === '') return { why: 'the filter kept nothing' };
   if (result.length >= o.text.length) return { why: 'the filter removed nothing' };
   if (!cfg.rewrite) {
-    const { isSubsequence } = await import('../llm/subsequence.js');
-    if (!isSubsequence(result, o.text))
-      return { why: 'the filter added or changed text (not a subsequence)' };
+    const { isTokenSubsequence } = await import('../llm/subsequence.js');
+    if (!isTokenSubsequence(result, o.text))
+      return { why: 'the filter added or changed text (not a subsequence of its words)' };
   }
   return { text: result };
 }

@@ -27,3 +27,31 @@ export function isSubsequence(result: string, input: string): boolean {
   }
   return true;
 }
+
+/** A word (letters, digits, underscore) or any other single code point. */
+const TOKEN = /[\p{L}\p{N}\p{M}_]+|[\s\S]/gu;
+
+/**
+ * The stricter check extract uses: `result` must be an in-order subsequence of `input`'s tokens —
+ * whole words, and single punctuation or whitespace characters — so kept text can lose words and
+ * characters between them, but no word can be spelled out of letters picked from elsewhere
+ * ("passed" out of "3 failed, bypassed"). One allowance: a word the result cuts short just before a
+ * line end (a long line truncated) may be a prefix of the input's word. Linear time.
+ */
+export function isTokenSubsequence(result: string, input: string): boolean {
+  if (result.length > input.length) return false;
+  if (!(result as string & { isWellFormed(): boolean }).isWellFormed()) return false;
+  const inputTokens = input.matchAll(TOKEN);
+  for (const m of result.matchAll(TOKEN)) {
+    const want = m[0];
+    const end = m.index + want.length;
+    const truncated = end === result.length || result[end] === '\n' || result[end] === '\r';
+    for (;;) {
+      const next = inputTokens.next();
+      if (next.done) return false;
+      const have = next.value[0];
+      if (have === want || (truncated && want.length > 1 && have.startsWith(want))) break;
+    }
+  }
+  return true;
+}

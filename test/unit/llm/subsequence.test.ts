@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSubsequence } from '../../../src/llm/subsequence.js';
+import { isSubsequence, isTokenSubsequence } from '../../../src/llm/subsequence.js';
 
 describe('isSubsequence', () => {
   it('accepts deletions of whole lines and of characters within lines', () => {
@@ -78,6 +78,52 @@ describe('isSubsequence', () => {
         const inserted = [...points.slice(0, i), '\u0000', ...points.slice(i)].join('');
         expect(isSubsequence(inserted, points.join(''))).toBe(false);
       }),
+    );
+  });
+});
+
+describe('isTokenSubsequence', () => {
+  const log = 'tests/a.py::test_one PASSED\ntests/b.py::test_two FAILED\n3 failed, 1 bypassed in 2.0s\n';
+
+  it('accepts deleted lines, words and the characters between them', () => {
+    expect(isTokenSubsequence('tests/b.py::test_two FAILED\n3 failed\n', log)).toBe(true);
+    expect(isTokenSubsequence('test_two FAILED', log)).toBe(true);
+    expect(isTokenSubsequence('', log)).toBe(true);
+  });
+
+  it('refuses a word spelled from letters picked elsewhere, which a character check would let through', () => {
+    expect(isSubsequence('a passed', log)).toBe(true);
+    expect(isTokenSubsequence('a passed', log)).toBe(false);
+    expect(isTokenSubsequence('passed', log)).toBe(false); // only "bypassed" and "PASSED" are there
+  });
+
+  it('lets a word be cut short at a line end (a long line truncated), nowhere else', () => {
+    expect(isTokenSubsequence('tests/a.py::test_on\n', log)).toBe(true);
+    expect(isTokenSubsequence('tests/a.py::test_on PASSED', log)).toBe(false);
+  });
+
+  it('refuses reordering, insertion and a lone surrogate', () => {
+    expect(isTokenSubsequence('FAILED test_two', log)).toBe(false);
+    expect(isTokenSubsequence('test_two NOT FAILED', log)).toBe(false);
+    expect(isTokenSubsequence('a\uD83D', 'a\uD83D\uDE00')).toBe(false);
+  });
+
+  it('accepts any deletion of whole words with the separator after them', () => {
+    const word = fc.constantFrom('alpha', 'beta', 'gamma_2', 'ü', '42');
+    const sep = fc.constantFrom(' ', '\n', ', ', '😀', '::');
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(word, sep), { maxLength: 30 }),
+        fc.array(fc.boolean(), { maxLength: 30 }),
+        (units, keep) => {
+          const input = units.map(([w, s]) => w + s).join('');
+          const kept = units
+            .filter((_, i) => keep[i] ?? true)
+            .map(([w, s]) => w + s)
+            .join('');
+          return isTokenSubsequence(kept, input);
+        },
+      ),
     );
   });
 });
