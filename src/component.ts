@@ -164,8 +164,11 @@ export interface ComponentBase<C> {
   defaults: C;
   /** Strict: unknown keys and bad values throw ConfigError with a path relative to the component. */
   parseConfig(raw: unknown): C;
-  /** It keeps state across turns (ctx.memo), so a session is worth opening even with no tool output. */
-  keepsSessionState?: boolean;
+  /**
+   * With this config it keeps state across runs (ctx.memo), so a session is worth opening even with
+   * no tool output to pin, or for raw text.
+   */
+  keepsSessionState?(cfg: C): boolean;
   /**
    * How long one run may take when that is longer than the pipeline's deadline (a model call), so
    * the component can still fall back on its own before the pipeline gives up on it.

@@ -14,7 +14,7 @@ import { modelAccess } from './llm/access.js';
 import { MODEL_CONFIG_DEFAULTS } from './llm/endpoint.js';
 import { type PipelineEvent, runPipeline } from './pipeline.js';
 import { resolveStages } from './resolve-stages.js';
-import { openSession, type SessionOptions } from './session/replay.js';
+import { keepsState, openSession, type SessionOptions } from './session/replay.js';
 import type { Store } from './store/store.js';
 import { createTokens, type TokenizerName, type Tokens } from './tokens.js';
 
@@ -89,12 +89,14 @@ export async function compactText(input: string, options: CompactOptions): Promi
     config,
     transcript.format,
   );
-  // Sessions only where there is something to replay: a request body, and a store for its markers.
+  // Sessions only where there is something to replay (a request body) or state to keep (a model's
+  // result), and a store for the markers.
   const session =
-    options.session && options.store && transcript.format !== 'text'
+    options.session && options.store && (transcript.format !== 'text' || keepsState(stages))
       ? await openSession(transcript, stages, options.session)
       : undefined;
-  if (session) notes.push(`session ${session.label}: ${session.replay.pins.size} outputs replayed as sent`);
+  if (session && transcript.format !== 'text')
+    notes.push(`session ${session.label}: ${session.replay.pins.size} outputs replayed as sent`);
   options.onPlan?.({
     format: transcript.format,
     source,
@@ -138,7 +140,8 @@ export async function compactText(input: string, options: CompactOptions): Promi
     events,
     source,
     notes,
-    ...(session ? { session: session.label } : {}),
+    // Raw text's record only holds component state: it is no session a user named or would look up.
+    ...(session && transcript.format !== 'text' ? { session: session.label } : {}),
   };
 }
 

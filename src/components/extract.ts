@@ -104,6 +104,8 @@ export const extract: OutputComponent<ExtractConfig> = {
 
   // A model strategy mostly waits on the model: the newest turn's outputs (parallel tool calls) are
   // asked about together.
+  // A model's result is memoised, raw text included, so the same output gets the same bytes.
+  keepsSessionState: (cfg) => cfg.strategy !== 'deterministic',
   concurrency: (cfg) => (cfg.strategy === 'deterministic' ? 1 : MODEL_CONCURRENCY),
   // Room for the model call, the program (and the worker's backstop), then the fallback.
   deadlineMs: (cfg, ctx) =>

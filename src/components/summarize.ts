@@ -63,7 +63,7 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
   name: 'summarize',
   lossy: true,
   scope: 'transcript',
-  keepsSessionState: true,
+  keepsSessionState: () => true,
   summary:
     'Replace the stale middle of a long conversation by a model-written summary; the messages are stashed',
   defaults: DEFAULTS,

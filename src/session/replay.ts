@@ -62,6 +62,17 @@ export function batchFor(stages: readonly Stage[], fallback: number): number {
   return Number.isFinite(batch) ? batch : fallback;
 }
 
+/** Whether a stage, with its config, keeps state across runs (a broken answer counts as no). */
+export function keepsState(stages: readonly Stage[]): boolean {
+  return stages.some(({ component, config }) => {
+    try {
+      return component.keepsSessionState?.(config as never) === true;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Forward only: a final placeholder never changes again; otherwise what was sent first stands. */
 export function mergeEntry(onDisk: RecordEntry, ours: RecordEntry): RecordEntry {
   if (onDisk.f) return onDisk;
@@ -74,10 +85,20 @@ export async function openSession(
   opts: SessionOptions = {},
 ): Promise<Session | undefined> {
   const env = opts.env ?? process.env;
-  const identity = sessionIdentity(t, opts.id ?? (env.CG_SESSION || undefined));
-  // A conversation without tool outputs has nothing to pin, unless a stage keeps state across turns.
-  const stateful = stages.some((s) => s.component.keepsSessionState);
-  if (!identity || (t.outputs.length === 0 && !stateful)) return undefined;
+  const explicit = opts.id ?? (env.CG_SESSION || undefined);
+  // Raw text has no conversation: it gets one shared record, for the state a stage keeps (a model's
+  // result for the same output, so the same input gives the same bytes).
+  const identity =
+    t.format === 'text'
+      ? { label: explicit ?? 'raw-text', key: keyOf(`text\u0000${explicit ?? ''}`) }
+      : sessionIdentity(t, explicit);
+  // Nothing to pin and no state to keep: no record.
+  if (
+    !identity ||
+    (t.outputs.length === 0 && !keepsState(stages)) ||
+    (t.format === 'text' && !keepsState(stages))
+  )
+    return undefined;
   const dir = opts.dir ?? sessionsDir(env);
   const path = recordPath(dir, identity.key);
   const record = await loadRecord(path, identity.label);
@@ -85,7 +106,10 @@ export async function openSession(
   const hashes = new Map<string, string>();
   const echoes = new Set<string>();
   const pins = new Map<string, Pin>();
-  for (const o of t.outputs) {
+  // Raw text is no conversation: nothing is pinned (a later run with another config must not get
+  // this run's bytes back), only the memo is kept.
+  const conversation = t.format !== 'text';
+  for (const o of conversation ? t.outputs : []) {
     const h = keyOf(o.bytes ?? o.text);
     hashes.set(o.id, h);
     const e = record.outputs.get(o.id);
@@ -110,7 +134,7 @@ export async function openSession(
     },
     async save(rewrites, finals, gone) {
       const ours: SessionRecord = { id: identity.label, outputs: new Map(), memo: memoSet };
-      for (const o of t.outputs as ToolOutput[]) {
+      for (const o of conversation ? (t.outputs as ToolOutput[]) : []) {
         if (echoes.has(o.id) || gone?.has(o.id)) continue;
         const e: RecordEntry = { h: hashes.get(o.id)! };
         const sent = rewrites.get(o.id);

@@ -243,3 +243,22 @@ describe('extract, strategy code', () => {
     expect(results(second.output)).toEqual([a, a]);
   });
 });
+
+describe('extract, strategy code, on raw text', () => {
+  it('remembers a model result for the same text across runs, and pins nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cg-xt-'));
+    try {
+      const opts = options({}, { session: { dir } });
+      const first = await compactText(LOG, opts);
+      const second = await compactText(LOG, opts);
+      expect(server.requests).toHaveLength(1);
+      expect(second.output).toBe(first.output);
+      expect(second.session).toBeUndefined();
+      // Another config on the same text is decided afresh, not handed the first run's bytes.
+      const plain = await compactText(LOG, { ...opts, config: { components: { extract: {} } } });
+      expect(plain.output).toBe(await deterministic());
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
