@@ -2,7 +2,8 @@
  * The prompt that asks a model to summarise the stale middle of a conversation. It is grounded in
  * the task: the model sees the first user turn, the span to summarise (or, when rolling forward,
  * the previous summary and only the messages since), and the recent turns the agent continues
- * from. Tool outputs are masked unless include_tool_calls is on. Everything the model sees is
+ * from. Tool outputs are masked unless include_tool_calls is on, except tool errors, which the
+ * model always sees (what failed is what a summary must keep). Everything the model sees is
  * bounded (maxChars), so a huge history costs a bounded request.
  */
 import type { MessageView, ToolOutput } from '../component.js';
@@ -71,6 +72,8 @@ function maskedTexts(p: SummaryPromptInput): Map<number, string> {
   const texts = new Map<number, string>();
   if (p.includeToolOutputs) return texts;
   for (const o of p.outputs) {
+    // Errors stay in view: what failed is what a summary must not lose.
+    if (o.isError) continue;
     const message = p.messages[o.messageIndex];
     const text = texts.get(o.messageIndex) ?? message?.text;
     if (text === undefined || o.text === '') continue;

@@ -34,6 +34,12 @@ describe('the summary prompt', () => {
     expect(prompt).toContain('[3] assistant: [tool_use Read: a.py]');
   });
 
+  it('always shows tool errors, which a summary must not lose', () => {
+    const outputs = [{ ...out(2, 'SECRET-LOOKING TOOL OUTPUT 1'), isError: true }];
+    const { prompt } = summaryPrompt({ ...base, outputs, includeToolOutputs: false });
+    expect(prompt).toContain('[2] user: SECRET-LOOKING TOOL OUTPUT 1');
+  });
+
   it('shows them with include_tool_calls, and asks for a summary of the length the level sets', () => {
     const r = summaryPrompt({
       ...base,
