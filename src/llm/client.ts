@@ -18,7 +18,6 @@
  * wait the caller budgeted for. `attempts` is how many requests were sent. An empty key sends no
  * auth header (a local server that wants none).
  */
-import { setTimeout as delay } from 'node:timers/promises';
 
 export type ModelApi = 'openai' | 'anthropic' | 'responses';
 
@@ -96,7 +95,7 @@ export async function complete(
       }
       if (!a.retry || attempts >= MAX_ATTEMPTS + (switched ? 1 : 0))
         return done({ ...a, reason: redact(a.reason, key) });
-      await delay(a.waitMs ?? BACKOFF_MS, undefined, { signal: opts.signal }).catch(() => undefined);
+      await delay(a.waitMs ?? BACKOFF_MS, opts.signal);
     }
   } catch (err) {
     // Defensive: nothing above should throw, but the contract is "never throws".
@@ -305,4 +304,17 @@ function at(v: unknown, ...path: (string | number)[]): unknown {
     cur = (cur as Record<string | number, unknown>)[k];
   }
   return cur;
+}
+
+/** Waits ms, or less if the signal aborts first (the loop then reports the abort). */
+function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

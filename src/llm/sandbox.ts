@@ -11,7 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { sandboxWorkerMain } from './sandbox-worker.js';
 
 export interface SandboxLimits {
@@ -82,6 +82,8 @@ export async function runFilterProgram(
   const timeoutMs = limits.timeoutMs ?? 2000;
   let worker: Worker;
   try {
+    // Loaded here, not at the top: a bundle hoists static imports, and every cg start would pay for it.
+    const { Worker } = await import('node:worker_threads');
     const { source, urls } = prepare();
     const job: SandboxJob = {
       program,
