@@ -75,4 +75,7 @@ await build({
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,
+  // Smaller source compiles faster at every start (about 16 ms here); nothing in cg reads a
+  // function's or class's name, and the sandbox worker's source is self-contained (src/llm/sandbox.ts).
+  minifyIdentifiers: true,
 });
