@@ -88,11 +88,17 @@ export function resolveEndpoint(
   incoming: { format: InputFormat; model?: string },
   env: NodeJS.ProcessEnv,
 ): EndpointResolution {
-  if (cfg.source === 'config') return fromConfig(cfg, env);
+  const envSource = env.CG_MODEL_SOURCE || undefined;
+  if (envSource !== undefined && envSource !== 'incoming' && envSource !== 'config')
+    return { ok: false, reason: 'CG_MODEL_SOURCE must be incoming or config' };
+  if ((envSource ?? cfg.source) === 'config') return fromConfig(cfg, env);
+  const configured = Boolean(env.CG_MODEL || cfg.model);
   if (incoming.format !== 'text' && incoming.model) {
     const p = PROVIDER[incoming.format];
     const apiKey = env[p.keyEnv];
-    if (!apiKey) return { ok: false, reason: `no API key (set ${p.keyEnv})` };
+    // Without the provider's key, a dedicated model that is configured is the next best thing.
+    if (!apiKey)
+      return configured ? fromConfig(cfg, env) : { ok: false, reason: `no API key (set ${p.keyEnv})` };
     const endpoint: ModelEndpoint = {
       api: p.api,
       model: incoming.model,
@@ -103,7 +109,7 @@ export function resolveEndpoint(
     };
     return { ok: true, endpoint, source: 'incoming' };
   }
-  if (env.CG_MODEL || cfg.model) return fromConfig(cfg, env);
+  if (configured) return fromConfig(cfg, env);
   return { ok: false, reason: 'no model: the input names none and none is configured' };
 }
 

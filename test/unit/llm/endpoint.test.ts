@@ -213,3 +213,40 @@ describe('resolveEndpoint with source config', () => {
     );
   });
 });
+
+describe('choosing between the incoming and the configured model', () => {
+  const dedicated = { CG_MODEL: 'cheap', CG_MODEL_API_KEY: 'sk-cheap' };
+  it('uses the configured model when the incoming provider has no key', () => {
+    const r = resolveEndpoint(
+      parseModelConfig(undefined),
+      { format: 'anthropic', model: 'claude-x' },
+      dedicated,
+    );
+    expect(r).toMatchObject({ ok: true, source: 'config', endpoint: { model: 'cheap' } });
+  });
+
+  it('lets CG_MODEL_SOURCE override the file, and refuses a bad value', () => {
+    const env = { ...dedicated, ANTHROPIC_API_KEY: 'sk-ant' };
+    const incoming = { format: 'anthropic' as const, model: 'claude-x' };
+    expect(resolveEndpoint(parseModelConfig(undefined), incoming, env)).toMatchObject({ source: 'incoming' });
+    expect(
+      resolveEndpoint(parseModelConfig(undefined), incoming, { ...env, CG_MODEL_SOURCE: 'config' }),
+    ).toMatchObject({
+      source: 'config',
+    });
+    expect(
+      resolveEndpoint(parseModelConfig({ source: 'config' }), incoming, {
+        ...env,
+        CG_MODEL_SOURCE: 'incoming',
+      }),
+    ).toMatchObject({
+      source: 'incoming',
+    });
+    expect(
+      resolveEndpoint(parseModelConfig(undefined), incoming, { ...env, CG_MODEL_SOURCE: 'cheap' }),
+    ).toEqual({
+      ok: false,
+      reason: 'CG_MODEL_SOURCE must be incoming or config',
+    });
+  });
+});
