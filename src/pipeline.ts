@@ -14,13 +14,12 @@
  * sent then, so a provider's prompt cache keeps matching. Only a transcript-scope lossy component
  * (mask, dedup, failed_run, phi_evict) may still move it forward to a placeholder, and those moves
  * are held back until together they save a batch of tokens: old messages change rarely, all at once.
- * Transcript components may also ask for lossless structural edits (a cache breakpoint), which are
- * validated here and applied by the writer.
+ * Transcript components may also ask for structural edits (a cache breakpoint, messages replaced by
+ * a summary), which src/structural-edits.ts judges and stashes and the writer applies.
  */
 import {
   type Component,
   type FilterSource,
-  type Loss,
   MARKER_SLOT,
   type ModelAccess,
   type Outcome,
@@ -39,13 +38,13 @@ import {
   safeConcurrency,
 } from './component-calls.js';
 import { isCgExpand } from './input/builder.js';
-import { judgeEdits } from './input/cache-breakpoints.js';
-import { judgeReplace, type ReplaceEdit, replacementMessage } from './input/message-replace.js';
 import type { Transcript } from './input/transcript.js';
 import { fewerWithTag, tagBound } from './never-worse.js';
+import { base, type EventAction, type PipelineEvent } from './pipeline-event.js';
 import { keyOf } from './store/keys.js';
-import { DEFAULT_HINT, hasMarker, hint, marker, markerKeys } from './store/marker.js';
+import { DEFAULT_HINT, hasMarker, hint, marker } from './store/marker.js';
 import type { Store } from './store/store.js';
+import { structuralEdits } from './structural-edits.js';
 import { byteLength, type Tokens } from './tokens.js';
 
 export interface Stage {
@@ -89,27 +88,7 @@ export interface Replay {
   flushTokens: number;
 }
 
-export type EventAction = 'rewrite' | 'skip' | 'revert' | 'fail';
-
-export interface PipelineEvent {
-  component: string;
-  /** Output id, or '*' for a decision about the whole component. */
-  output: string;
-  action: EventAction;
-  /** Why it was skipped, reverted or failed. */
-  reason?: string;
-  note?: string;
-  loss?: Loss;
-  bytesIn: number;
-  bytesOut: number;
-  key?: string;
-  ms: number;
-  command?: string;
-  toolName?: string;
-  /** For rewrites: the text the component got and the text kept (references, not copies). */
-  before?: string;
-  after?: string;
-}
+export type { EventAction, PipelineEvent } from './pipeline-event.js';
 
 export interface PipelineResult {
   /** Output id → final text, only for outputs that changed. */
@@ -206,7 +185,18 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     }
     // A lossy component's edits (a summary) are not even asked for when nothing could be stashed.
     if (component.scope === 'transcript' && component.edits && (!component.lossy || (await canStash())))
-      await structuralEdits(component, config);
+      await structuralEdits(component, config, {
+        t,
+        ctx,
+        slots,
+        edits,
+        emit,
+        canStash,
+        store: opts.store,
+        tokens: opts.tokens,
+        template,
+        timeoutMs: deadlineFor(component, config, ctx, defaultTimeoutMs),
+      });
     let replayed = 0;
     const eligible = slots.filter((s) => {
       // A pinned output stays as sent, except that a transcript-scope lossy component may still move
@@ -316,97 +306,6 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     for (const h of held) await commit(h.component, h.slot, h.text, h.key, h.outcome, h.started);
   }
 
-  /** Asks a transcript component for structural edits and keeps those the body can take. */
-  async function structuralEdits(component: Component, config: unknown) {
-    const timeoutMs = deadlineFor(component, config, ctx, defaultTimeoutMs);
-    if (component.scope !== 'transcript' || !component.edits) return;
-    const views = slots.filter((s) => !s.gone).map((s) => ({ ...s.output, text: s.current }));
-    const edit = component.edits.bind(component);
-    const result = await guarded(() => edit(views, config, ctx), timeoutMs);
-    if (result.kind === 'error') return emit(base(component.name, '*', 'fail', 0, 0, result.message));
-    const list: unknown = result.value;
-    if (!Array.isArray(list))
-      return emit(base(component.name, '*', 'fail', 0, 0, 'edits() did not return a list'));
-    const kindOf = (e: unknown) => (e as { kind?: unknown } | undefined)?.kind;
-    for (const e of list) {
-      const gate = (e as { gate?: unknown }).gate;
-      if (kindOf(e) === 'skip')
-        emit(base(component.name, '*', 'skip', 0, 0, typeof gate === 'string' ? gate : 'skipped'));
-    }
-    const replaces = list.filter((e) => kindOf(e) === 'replace_messages');
-    const others = list.filter((e) => kindOf(e) !== 'replace_messages' && kindOf(e) !== 'skip');
-    const replaced = (i: number) =>
-      edits.some((e) => e.kind === 'replace_messages' && i >= e.from && i < e.to);
-    for (const v of judgeEdits(others, t.messages, ctx.cacheBreakpoints ?? 0, edits)) {
-      if (!v.ok || replaced(v.edit.messageIndex)) {
-        emit(base(component.name, '*', 'skip', 0, 0, v.ok ? 'message was replaced by a summary' : v.reason));
-        continue;
-      }
-      edits.push(v.edit);
-      const note = `cache breakpoint on message ${v.edit.messageIndex}`;
-      emit({ ...base(component.name, '*', 'rewrite', 0, 0), note });
-    }
-    for (const proposed of replaces) await replaceMessages(component, proposed);
-  }
-
-  /**
-   * A span of messages replaced by one message (a summary): lossy, so the span's exact input bytes
-   * are stashed first and the marker written into the new message; kept only when the new message
-   * has fewer tokens than the span it replaces.
-   */
-  async function replaceMessages(component: Component, proposed: unknown) {
-    const p = proposed as Partial<ReplaceEdit>;
-    const id = `@messages:${p.from}-${p.to}`;
-    const skip = (reason: string, action: EventAction = 'skip') =>
-      emit(base(component.name, id, action, 0, 0, reason));
-    if (!component.lossy) return skip('a lossless component cannot replace messages', 'fail');
-    const inSpan = (s: Slot) => s.output.messageIndex >= p.from! && s.output.messageIndex < p.to!;
-    const original = typeof p.from === 'number' ? t.messageSpan?.(p.from, p.to ?? p.from) : undefined;
-    const known = new Set(markerKeys(original ?? ''));
-    for (const s of slots) if (inSpan(s)) for (const k of markerKeys(s.current)) known.add(k);
-    const v = judgeReplace(proposed, t.messages, edits, known);
-    if (!v.ok) return skip(v.reason);
-    if (original === undefined) return skip(`a ${t.format} body cannot have its messages replaced`);
-    if (!(await canStash())) return skip('store not writable: lossy components are off');
-    const started = performance.now();
-    const key = keyOf(original);
-    const text = v.edit.text.replace(MARKER_SLOT, () => marker(key) + hint(template, key));
-    const message = replacementMessage(text);
-    const bytesIn = byteLength(original);
-    const report = (action: EventAction, reason?: string, extra: Partial<PipelineEvent> = {}) =>
-      emit({
-        ...base(component.name, id, action, bytesIn, bytesIn, reason),
-        ms: performance.now() - started,
-        ...extra,
-      });
-    if (!(await opts.tokens.fewer(message, original)))
-      return report('revert', 'not fewer tokens than the messages it replaces', {
-        bytesOut: byteLength(message),
-      });
-    const put = await opts.store!.put(original);
-    if (!put.ok)
-      return report(
-        'revert',
-        `could not stash the messages (${put.reason}${put.detail ? `: ${put.detail}` : ''})`,
-      );
-    // Breakpoints already placed on replaced messages go with them.
-    for (let i = edits.length - 1; i >= 0; i--) {
-      const e = edits[i]!;
-      if (e.kind === 'cache_breakpoint' && e.messageIndex >= v.edit.from && e.messageIndex < v.edit.to)
-        edits.splice(i, 1);
-    }
-    edits.push({ ...v.edit, text });
-    for (const s of slots) if (inSpan(s)) s.gone = true;
-    report('rewrite', undefined, {
-      before: original,
-      after: message,
-      bytesOut: byteLength(message),
-      loss: 'whole',
-      key,
-      note: v.edit.note ?? `messages ${v.edit.from}..${v.edit.to - 1} replaced`,
-    });
-  }
-
   async function settle(component: Component, slot: Slot, result: Guarded<Outcome>, started: number) {
     const id = slot.output.id;
     const bytesIn = byteLength(slot.current);
@@ -501,26 +400,4 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
 function appendLine(text: string, tag: string): string {
   if (text.length === 0) return tag;
   return text.endsWith('\n') ? `${text}${tag}\n` : `${text}\n${tag}`;
-}
-
-function base(
-  component: string,
-  output: string,
-  action: EventAction,
-  bytesIn: number,
-  bytesOut: number,
-  reason?: string,
-  o?: ToolOutput,
-): PipelineEvent {
-  return {
-    component,
-    output,
-    action,
-    ...(reason ? { reason } : {}),
-    bytesIn,
-    bytesOut,
-    ms: 0,
-    ...(o?.command ? { command: o.command } : {}),
-    ...(o?.toolName ? { toolName: o.toolName } : {}),
-  };
 }
