@@ -213,12 +213,32 @@ export async function sandboxWorkerMain(load: (specifier: string) => Promise<unk
     }
     return `program threw: ${oneLine(name ? `${name}: ${message}` : message || (isObject ? 'an object' : 'null'))}`;
   };
+  const DETERMINISM = `(() => {
+    let seed = 0x2545f491;
+    Math.random = function random() {
+      seed ^= seed << 13; seed ^= seed >>> 17; seed ^= seed << 5;
+      return (seed >>> 0) / 4294967296;
+    };
+    const RealDate = Date;
+    function FixedDate(...args) {
+      if (!new.target) return new RealDate(0).toString();
+      return args.length ? new RealDate(...args) : new RealDate(0);
+    }
+    FixedDate.prototype = RealDate.prototype;
+    FixedDate.now = () => 0;
+    FixedDate.parse = RealDate.parse;
+    FixedDate.UTC = RealDate.UTC;
+    globalThis.Date = FixedDate;
+  })();`;
   const call = (): SandboxReply => {
     const run = (code: string, compileOnly = false): QuickJSHandle | SandboxReply => {
       const r = ctx.evalCode(code, 'filter.js', { type: 'global', compileOnly });
       return r.error ? { ok: false, reason: failure(keep(r.error), compileOnly) } : keep(r.value);
     };
     deadline = Date.now() + job.timeoutMs;
+    // Same input, same bytes: chance and the clock are fixed inside the sandbox.
+    const fixed = run(DETERMINISM);
+    if ('ok' in fixed) return fixed;
     // Compiled first, so a SyntaxError there is the source's, not a JSON.parse's at run time.
     const compiled = run(job.program, true);
     if ('ok' in compiled) return compiled;

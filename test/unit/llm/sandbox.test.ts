@@ -313,3 +313,22 @@ describe('a misbehaving program', () => {
     await expectHealthy();
   });
 });
+
+describe('a program that reaches for chance or the clock', () => {
+  it('gets the same answer every run: Math.random and the current time are fixed', async () => {
+    const program = `function filter(t) {
+      const d = new Date();
+      return [Math.random(), Math.random(), Date.now(), d.getTime(), d instanceof Date, new Date('2024-05-01T00:00:00Z').getTime(), Date.UTC(2020, 0, 1)].join(' ');
+    }`;
+    const a = await runFilterProgram(program, 'x', 'q');
+    const b = await runFilterProgram(program, 'x', 'q');
+    expect(a.ok && b.ok).toBe(true);
+    if (!a.ok || !b.ok) return;
+    expect(a.text).toBe(b.text);
+    const [r1, r2, now, time, isDate, parsed, utc] = a.text.split(' ');
+    expect(r1).not.toBe(r2);
+    expect([now, time, isDate]).toEqual(['0', '0', 'true']);
+    expect(Number(parsed)).toBe(Date.parse('2024-05-01T00:00:00Z'));
+    expect(Number(utc)).toBe(Date.UTC(2020, 0, 1));
+  });
+});
