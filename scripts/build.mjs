@@ -33,8 +33,8 @@ const external = [
   'chalk',
 ];
 
-await build({
-  entryPoints: { 'precompile-filters': 'src/dsl/builtins.ts' },
+// What every bundle here shares: one ESM file for Node 20, heavy dependencies left external.
+const common = {
   outdir: 'dist',
   bundle: true,
   external,
@@ -43,7 +43,9 @@ await build({
   target: 'node20',
   banner,
   logLevel: 'warning',
-});
+};
+
+await build({ ...common, entryPoints: { 'precompile-filters': 'src/dsl/builtins.ts' } });
 const precompile = new URL('../dist/precompile-filters.js', import.meta.url);
 const { precompileBuiltins, splitBundle } = await import(precompile.href);
 let bundle;
@@ -62,16 +64,9 @@ for (const [name, json] of Object.entries(splitBundle(bundle))) {
 }
 
 await build({
+  ...common,
   entryPoints: { cli: 'src/cli.ts', index: 'src/index.ts' },
-  outdir: 'dist',
-  bundle: true,
-  external,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
   define: { CG_VERSION: JSON.stringify(pkg.version) },
-  banner,
-  logLevel: 'warning',
   legalComments: 'none',
   minifyWhitespace: true,
   minifySyntax: true,

@@ -12,22 +12,13 @@
  */
 
 import type { MessageView } from '../component.js';
-import { messageList, TranscriptBuilder } from './builder.js';
+import { messageList, TranscriptBuilder, textParts } from './builder.js';
 import { type CallInfo, detailsFromObject, renderCall } from './call-args.js';
-import { type JsonNode, type JsonString, member, stringOf, toValue } from './json-spans.js';
+import { type JsonNode, member, stringOf, toValue } from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
-/** The string nodes holding a tool_result's text: its string content, or its text blocks' texts. */
-function resultParts(content: JsonNode | undefined): JsonString[] {
-  if (content?.type === 'string') return [content];
-  if (content?.type !== 'array') return [];
-  const parts: JsonString[] = [];
-  for (const block of content.items) {
-    const text = member(block, 'text');
-    if (stringOf(member(block, 'type')) === 'text' && text?.type === 'string') parts.push(text);
-  }
-  return parts;
-}
+/** tool_result content blocks that hold text (images and documents do not). */
+const TEXT: ReadonlySet<string> = new Set(['text']);
 
 /** The text of a string or text-block `system`, or undefined. */
 function systemText(system: JsonNode | undefined): string | undefined {
@@ -92,7 +83,7 @@ export function readAnthropic(raw: string, root: JsonNode, opts: ReadOptions): T
         const isError = flag?.type === 'boolean' && flag.value;
         const call = id === undefined ? undefined : calls.get(id);
         const base = id ?? `tool_result@${messageIndex}`;
-        const texts = b.addResult(base, resultParts(member(block, 'content')), {
+        const texts = b.addResult(base, textParts(member(block, 'content'), TEXT), {
           messageIndex,
           isError,
           call,

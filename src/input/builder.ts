@@ -12,6 +12,7 @@ import {
   type JsonObject,
   type JsonString,
   member,
+  stringOf,
 } from './json-spans.js';
 import { replacementMessage } from './message-replace.js';
 import type { ReadOptions, Transcript } from './transcript.js';
@@ -30,6 +31,22 @@ export function isCgExpand(command: string | undefined): boolean {
 /** Whether an output may be rewritten at all: not cg expand output, and well-formed text. */
 export function isRewritable(text: string, command: string | undefined): boolean {
   return !isCgExpand(command) && !(SURROGATE.test(text) && LONE_SURROGATE.test(text));
+}
+
+/**
+ * The string nodes holding a content's text: the content itself when it is a string, else the
+ * `text` of each part whose type is in `types` (other parts, such as images, are not text).
+ */
+export function textParts(content: JsonNode | undefined, types: ReadonlySet<string>): JsonString[] {
+  if (content?.type === 'string') return [content];
+  if (content?.type !== 'array') return [];
+  const parts: JsonString[] = [];
+  for (const part of content.items) {
+    const text = member(part, 'text');
+    const type = stringOf(member(part, 'type'));
+    if (type !== undefined && types.has(type) && text?.type === 'string') parts.push(text);
+  }
+  return parts;
 }
 
 /** The messages of a chat request: its `messages` array, or the body itself when it is a bare array. */

@@ -7,22 +7,13 @@
  *
  * Message views are one per element of `messages`, so ToolOutput.messageIndex indexes them.
  */
-import { messageList, TranscriptBuilder } from './builder.js';
+import { messageList, TranscriptBuilder, textParts } from './builder.js';
 import { type CallInfo, detailsFromArguments, renderCall } from './call-args.js';
-import { type JsonNode, type JsonString, member, stringOf } from './json-spans.js';
+import { type JsonNode, member, stringOf } from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
-/** The string nodes holding a message's text: string content, or its {type: "text"} parts. */
-function textParts(content: JsonNode | undefined): JsonString[] {
-  if (content?.type === 'string') return [content];
-  if (content?.type !== 'array') return [];
-  const parts: JsonString[] = [];
-  for (const part of content.items) {
-    const text = member(part, 'text');
-    if (stringOf(member(part, 'type')) === 'text' && text?.type === 'string') parts.push(text);
-  }
-  return parts;
-}
+/** Chat Completions content parts that hold text. */
+const TEXT: ReadonlySet<string> = new Set(['text']);
 
 function callOf(fn: JsonNode | undefined): CallInfo {
   const call: CallInfo = detailsFromArguments(member(fn, 'arguments'));
@@ -37,7 +28,7 @@ export function readOpenAI(raw: string, root: JsonNode, opts: ReadOptions): Tran
   let lastFunctionCall: CallInfo | undefined;
   (messageList(root) ?? []).forEach((message, messageIndex) => {
     const role = stringOf(member(message, 'role')) ?? '';
-    const parts = textParts(member(message, 'content'));
+    const parts = textParts(member(message, 'content'), TEXT);
     const pieces: string[] = [];
     if (role === 'tool') {
       const id = stringOf(member(message, 'tool_call_id'));

@@ -8,7 +8,7 @@
  * Message views are one per input item (calls and outputs included), so ToolOutput.messageIndex
  * indexes them; `instructions` is not a message and is left out.
  */
-import { TranscriptBuilder } from './builder.js';
+import { TranscriptBuilder, textParts } from './builder.js';
 import {
   type CallDetails,
   type CallInfo,
@@ -16,24 +16,12 @@ import {
   detailsFromObject,
   renderCall,
 } from './call-args.js';
-import { type JsonNode, type JsonString, member, stringOf, toValue } from './json-spans.js';
+import { type JsonNode, member, stringOf, toValue } from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
 const TEXT_PARTS = new Set(['input_text', 'output_text']);
 const CALLS = new Set(['function_call', 'custom_tool_call', 'local_shell_call']);
 const OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output', 'local_shell_call_output']);
-
-function textParts(content: JsonNode | undefined): JsonString[] {
-  if (content?.type === 'string') return [content];
-  if (content?.type !== 'array') return [];
-  const parts: JsonString[] = [];
-  for (const part of content.items) {
-    const text = member(part, 'text');
-    const type = stringOf(member(part, 'type'));
-    if (type !== undefined && TEXT_PARTS.has(type) && text?.type === 'string') parts.push(text);
-  }
-  return parts;
-}
 
 function callDetails(type: string, item: JsonNode): CallDetails {
   if (type === 'function_call') return detailsFromArguments(member(item, 'arguments'));
@@ -57,7 +45,7 @@ export function readResponses(raw: string, root: JsonNode, opts: ReadOptions): T
     const type = stringOf(member(item, 'type')) ?? (role !== undefined ? 'message' : '');
     const callId = stringOf(member(item, 'call_id'));
     if (type === 'message') {
-      const texts = textParts(member(item, 'content')).map((p) => p.value);
+      const texts = textParts(member(item, 'content'), TEXT_PARTS).map((p) => p.value);
       b.messages.push({ role: role ?? 'user', text: texts.join('\n') });
     } else if (CALLS.has(type)) {
       const call: CallInfo = callDetails(type, item);
@@ -69,7 +57,7 @@ export function readResponses(raw: string, root: JsonNode, opts: ReadOptions): T
       b.messages.push({ role: 'assistant', text: renderCall(type, call) });
     } else if (OUTPUTS.has(type)) {
       const call = callId === undefined ? undefined : calls.get(callId);
-      const parts = textParts(member(item, 'output'));
+      const parts = textParts(member(item, 'output'), TEXT_PARTS);
       const base = callId ?? `${type}@${messageIndex}`;
       const texts = b.addResult(base, parts, { messageIndex, isError: false, call });
       b.messages.push({ role: 'tool', text: texts.join('\n') });

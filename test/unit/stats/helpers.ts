@@ -16,6 +16,10 @@ export function tempLedger(extra: Record<string, string> = {}): {
   return { env, loc: ledgerLocation(env) };
 }
 
+/**
+ * The ledger as written, aggregated like buildReport() but without settling pending records first:
+ * the deferral tests look at what is in the ledger before `cg stats` settles it.
+ */
 export async function report(loc: LedgerLocation, filter: ReadFilter = {}, top = 10): Promise<StatsReport> {
   const agg = new Aggregator();
   const read = await readLedger(loc, filter, agg.add);
