@@ -18,7 +18,7 @@ import { judgeReplace, type ReplaceEdit, replacementMessage } from './input/mess
 import type { Transcript } from './input/transcript.js';
 import { base, type EventAction, type PipelineEvent } from './pipeline-event.js';
 import { keyOf } from './store/keys.js';
-import { hint, marker, markerKeys } from './store/marker.js';
+import { hint, marker } from './store/marker.js';
 import type { Store } from './store/store.js';
 import { byteLength, type Tokens } from './tokens.js';
 
@@ -89,9 +89,8 @@ async function replaceMessages(component: Component, proposed: unknown, env: Edi
   if (!component.lossy) return skip('a lossless component cannot replace messages', 'fail');
   const inSpan = (s: EditSlot) => s.output.messageIndex >= p.from! && s.output.messageIndex < p.to!;
   const original = typeof p.from === 'number' ? t.messageSpan?.(p.from, p.to ?? p.from) : undefined;
-  const known = new Set(markerKeys(original ?? ''));
-  for (const s of slots) if (inSpan(s)) for (const k of markerKeys(s.current)) known.add(k);
-  const v = judgeReplace(proposed, t.messages, edits, known);
+  const spanTexts = [original ?? '', ...slots.filter(inSpan).map((s) => s.current)];
+  const v = judgeReplace(proposed, t.messages, edits, spanTexts);
   if (!v.ok) return skip(v.reason);
   if (original === undefined) return skip(`a ${t.format} body cannot have its messages replaced`);
   if (!(await env.canStash())) return skip('store not writable: lossy components are off');

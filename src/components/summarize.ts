@@ -19,7 +19,7 @@ import { type EditProposal, MARKER_SLOT, type MessageView, type TranscriptCompon
 import { canOpenTail, judgeReplace } from '../input/message-replace.js';
 import type { SummaryLevel } from '../llm/summary-prompt.js';
 import { keyOf } from '../store/keys.js';
-import { hasMarker, markerKeys } from '../store/marker.js';
+import { hasMarker } from '../store/marker.js';
 import { boolean, integer, mapping, oneOf } from '../validate.js';
 
 export interface SummarizeConfig {
@@ -164,10 +164,8 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
     const proposal = replace(from, end, summary, how);
     // Checked here as the pipeline will, so a summary it would refuse (a garbled marker) is never
     // checkpointed and reused turn after turn.
-    const known = new Set(markerKeys(text(from, end)));
-    for (const o of outputs)
-      if (o.messageIndex >= from && o.messageIndex < end) for (const k of markerKeys(o.text)) known.add(k);
-    const verdict = judgeReplace(proposal, msgs, [], known);
+    const inSpan = outputs.filter((o) => o.messageIndex >= from && o.messageIndex < end);
+    const verdict = judgeReplace(proposal, msgs, [], [text(from, end), ...inSpan.map((o) => o.text)]);
     if (!verdict.ok) return failed(`summary refused: ${verdict.reason}`);
     const checkpoint: Checkpoint = { from, to: end, h: coverKey(msgs, from, end), summary };
     ctx.memo?.set(MEMO_KEY, JSON.stringify(checkpoint));

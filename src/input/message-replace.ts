@@ -30,14 +30,14 @@ export type ReplaceEdit = Extract<StructuralEdit, { kind: 'replace_messages' }>;
 export type ReplaceVerdict = { ok: true; edit: ReplaceEdit } | { ok: false; reason: string };
 
 /**
- * `knownKeys`: marker keys the replaced messages carry (in the input or as rewritten so far): a
- * summary may quote those, never invent one.
+ * `spanTexts`: the replaced messages' texts (in the input, and as rewritten so far): a summary may
+ * quote the markers they carry, never invent one.
  */
 export function judgeReplace(
   proposed: unknown,
   messages: readonly MessageView[],
   accepted: readonly StructuralEdit[],
-  knownKeys: ReadonlySet<string>,
+  spanTexts: Iterable<string>,
 ): ReplaceVerdict {
   const e = proposed as Partial<ReplaceEdit> | undefined;
   const { from, to, text } = e ?? {};
@@ -60,8 +60,9 @@ export function judgeReplace(
     return { ok: false, reason: 'messages were already replaced in this run' };
   if (text.split(MARKER_SLOT).length !== 2)
     return { ok: false, reason: 'a replacement needs exactly one marker slot' };
-  if (markerKeys(text.replace(MARKER_SLOT, '')).some((k) => !knownKeys.has(k)))
-    return { ok: false, reason: 'wrote a marker itself' };
+  const written = markerKeys(text.replace(MARKER_SLOT, ''));
+  const known = new Set(written.length > 0 ? [...spanTexts].flatMap((t) => markerKeys(t)) : []);
+  if (written.some((k) => !known.has(k))) return { ok: false, reason: 'wrote a marker itself' };
   const edit: ReplaceEdit = { kind: 'replace_messages', from: from!, to: to!, text };
   if (typeof e.note === 'string') edit.note = e.note;
   return { ok: true, edit };
