@@ -313,3 +313,33 @@ describe('summarize', () => {
     expect(again.output).toBe(first.output);
   });
 });
+
+describe('summarize after cacheinject', () => {
+  it('takes a breakpoint placed on a message it replaces away with it', async () => {
+    const { cacheinject } = await import('../../../src/components/cacheinject.js');
+    const { summarize } = await import('../../../src/components/summarize.js');
+    const { readTranscript } = await import('../../../src/input/read.js');
+    const { runPipeline } = await import('../../../src/pipeline.js');
+    const body = anthropicBody(6);
+    const t = readTranscript(JSON.stringify(body), 'auto', {});
+    const config = summarize.parseConfig({ keep_last: 1, trigger: TRIGGER });
+    const model = {
+      available: true as const,
+      label: 'stand-in',
+      budgetMs: 1000,
+      complete: async () => ({ ok: true as const, text: 'Summary.' }),
+    };
+    const r = await runPipeline(t, {
+      stages: [
+        { component: cacheinject, config: cacheinject.defaults },
+        { component: summarize, config },
+      ],
+      store: new MemoryStore(),
+      tokens,
+      model,
+    });
+    // cacheinject marked the message before the newest turn; keep_last 1 puts it in the summary.
+    expect(r.edits.map((e) => e.kind)).toEqual(['replace_messages']);
+    expect(t.write(r.rewrites, r.edits)).not.toContain('cache_control');
+  });
+});
