@@ -321,8 +321,19 @@ describe('summarize after cacheinject', () => {
     const { readTranscript } = await import('../../../src/input/read.js');
     const { runPipeline } = await import('../../../src/pipeline.js');
     const body = anthropicBody(6);
+    // Block content, so cacheinject has a block to mark on the message before the newest turn.
+    body.messages[body.messages.length - 2] = {
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Looking at the results.' }],
+    };
     const t = readTranscript(JSON.stringify(body), 'auto', {});
     const config = summarize.parseConfig({ keep_last: 1, trigger: TRIGGER });
+    const alone = await runPipeline(t, {
+      stages: [{ component: cacheinject, config: cacheinject.defaults }],
+      store: new MemoryStore(),
+      tokens,
+    });
+    expect(alone.edits.map((e) => e.kind)).toEqual(['cache_breakpoint']);
     const model = {
       available: true as const,
       label: 'stand-in',
