@@ -22,7 +22,7 @@ Examples:
 Environment:
   CG_DISABLE=1     every command passes its input through verbatim
   CG_STORE_DIR     where originals are stashed (default $XDG_CACHE_HOME/cg/store)
-  CG_CONFIG        config file to use (else ./.cg.yaml, then $XDG_CONFIG_HOME/cg/config.yaml)
+  CG_CONFIG        config file to use (else a trusted .cg.yaml, then $XDG_CONFIG_HOME/cg/config.yaml)
   CG_SESSION       conversation id for replaying request bodies (like --session)
   CG_STATE_DIR     where session records and the stats ledger live (default $XDG_STATE_HOME/cg)
 `;
@@ -42,7 +42,7 @@ Examples:
   cg filters test pytest out.txt            what it keeps of out.txt (summary on stderr)
   cg filters verify --require-all           run every inline test
   cg filters verify .cg/filters/mine.yaml   run the tests of one file
-  cg filters trust                          use ./.cg/filters/*.yaml of this project
+  cg filters trust                          use this project's filters (the same as cg trust)
 `;
 
 const HOOK_EXAMPLES = `
@@ -95,7 +95,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .option('-c, --components <list>', 'explicit comma-separated component list, instead of a preset')
       .option(
         '--config <file>',
-        'config file (default: $CG_CONFIG, ./.cg.yaml, $XDG_CONFIG_HOME/cg/config.yaml)',
+        'config file (default: $CG_CONFIG, a trusted .cg.yaml, $XDG_CONFIG_HOME/cg/config.yaml)',
       )
       .option('-q, --query <text>', 'what the agent is looking for (query-aware components)')
       .option('--lang <lang>', 'source language of the input (code components)')
@@ -193,6 +193,46 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       } finally {
         await writeOut(out);
         process.stderr.write(err);
+      }
+    });
+
+  program
+    .command('trust')
+    .description(
+      "consent to this project's .cg.yaml and .cg/filters (found from here up to the repository root)",
+    )
+    .option('--show', 'list the files, say whether they are trusted and what their config may do')
+    .option('--untrust', 'withdraw consent: the files are ignored again')
+    .addHelpText(
+      'after',
+      `
+Until trusted, a project's .cg.yaml and .cg/filters/*.yaml are ignored (one line on stderr says so).
+Trusting records a hash of them in $XDG_CONFIG_HOME/cg/trusted.json; any edit needs cg trust again.
+
+Examples:
+  cg trust --show                           what is there, and what its config may do
+  cg trust                                  check the files and use them from now on
+  cg trust --untrust                        ignore them again
+`,
+    )
+    .action(async (flags: { show?: boolean; untrust?: boolean }) => {
+      const [{ trustCommand }, { writeOut }] = await Promise.all([
+        import('./commands/trust.js'),
+        import('./io.js'),
+      ]);
+      let out = '';
+      try {
+        setExit(
+          await trustCommand(flags, {
+            cwd: process.cwd(),
+            env: process.env,
+            out: (s) => {
+              out += s;
+            },
+          }),
+        );
+      } finally {
+        await writeOut(out);
       }
     });
 
