@@ -241,15 +241,20 @@ Examples:
     .description('the store of originals: path | info | prune | clear')
     .argument('<action>', 'path, info, prune or clear')
     .option('--json', 'machine-readable output (info, prune, clear)')
+    .option('--yes', 'clear without asking (it asks only on a terminal)')
     .option('--config <file>', 'config file (for store settings)')
-    .action(async (action: string, flags: { json?: boolean; config?: string }) => {
-      const [{ storeCommand }, { loadConfig }, { openStore }] = await Promise.all([
+    .action(async (action: string, flags: { json?: boolean; yes?: boolean; config?: string }) => {
+      const [{ storeCommand, askOnTerminal }, { loadConfig }, { openStore }] = await Promise.all([
         import('./commands/store.js'),
         import('./config.js'),
         import('./store/open.js'),
       ]);
       const config = await loadConfig(flags.config);
-      const text = await storeCommand(action, openStore(config.store), { json: !!flags.json });
+      const text = await storeCommand(action, openStore(config.store), {
+        json: !!flags.json,
+        yes: !!flags.yes,
+        ...(process.stdin.isTTY && process.stderr.isTTY ? { ask: askOnTerminal } : {}),
+      });
       process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       setExit(0);
     });

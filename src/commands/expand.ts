@@ -9,7 +9,9 @@ import { UsageError } from '../errors.js';
 import { readStdin, warn, writeOut } from '../io.js';
 import { recordExpand } from '../stats/index.js';
 import { parseKeys } from '../store/marker.js';
+import { missMessage } from '../store/miss.js';
 import { openStore } from '../store/open.js';
+import { readEntry } from '../store/store.js';
 
 export interface ExpandFlags {
   lines?: string;
@@ -82,15 +84,14 @@ export async function expandCommand(args: readonly string[], flags: ExpandFlags)
   let matched = 0;
   const several = parsed.keys.length > 1;
   for (const key of parsed.keys) {
-    const bytes = await store.get(key);
-    if (!bytes) {
+    const found = await readEntry(store, key);
+    if (!found.found) {
       missing++;
       await recordExpand({ key, hit: false, bytes: 0 });
-      warn(
-        `${key}: not in the store at ${store.dir} (it expired or was never stored here); re-run the command to get its output again`,
-      );
+      warn(missMessage(key, found, store.dir));
       continue;
     }
+    const bytes = found.bytes;
     const body =
       range || grep ? Buffer.from(sliceOriginal(bytes.toString('utf8'), range, grep), 'utf8') : bytes;
     if (body.length > 0) matched++;

@@ -1,11 +1,14 @@
 /**
  * `cg store path|info|prune|clear`: returns the text to print (complete lines, ending in a newline),
  * never prints itself. `--json` output is a stable object per action whose keys may be added to,
- * never renamed (scripts read it). An unknown action is a UsageError. Imports nothing heavy: this runs
- * on the CLI's fast path.
+ * never renamed (scripts read it). An unknown action is a UsageError; a clear or prune that cannot
+ * change the store throws StoreActionError (exit 1). On a terminal, clear asks first (`--yes` skips
+ * the question); before it removes anything it settles pending stats records, so their counts stay
+ * exact and no text of an original outlives the store in the state directory. Imports nothing
+ * heavy up front: this runs on the CLI's fast path.
  */
 import { UsageError } from '../errors.js';
-import type { Store, StoreInfo } from '../store/store.js';
+import { type Store, StoreActionError, type StoreInfo } from '../store/store.js';
 
 export const STORE_ACTIONS = ['path', 'info', 'prune', 'clear'] as const;
 
@@ -13,6 +16,12 @@ export interface StoreCommandOptions {
   json?: boolean;
   /** The clock for entry ages; tests pin it. */
   now?: number;
+  /** `--yes`: clear without asking. */
+  yes?: boolean;
+  /** Asks a person; given only when one is at a terminal (the CLI passes askOnTerminal then). */
+  ask?: (question: string) => Promise<boolean>;
+  /** For the state directory whose pending records clear settles; default process.env. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function storeCommand(action: string, store: Store, opts: StoreCommandOptions): Promise<string> {
@@ -35,6 +44,16 @@ export async function storeCommand(action: string, store: Store, opts: StoreComm
       );
     }
     case 'clear': {
+      const info = !opts.yes && opts.ask ? await store.info() : undefined;
+      if (opts.ask && info && info.entries > 0) {
+        const what = `${plural(info.entries, 'entry', 'entries')} (${formatBytes(info.bytes)})`;
+        if (!(await opts.ask(`remove all ${what} from ${store.dir}? [y/N] `))) {
+          throw new StoreActionError(
+            'store clear: not confirmed; nothing was removed (--yes skips the question)',
+          );
+        }
+      }
+      await settleStats(opts.env ?? process.env);
       const removed = await store.clear();
       return opts.json ? json({ removed }) : `removed ${plural(removed, 'entry', 'entries')}\n`;
     }
@@ -42,6 +61,36 @@ export async function storeCommand(action: string, store: Store, opts: StoreComm
       throw new UsageError(
         `unknown store action ${JSON.stringify(action)}: expected one of ${STORE_ACTIONS.join(', ')}`,
       );
+  }
+}
+
+/**
+ * Counts pending stats records now, while the originals they refer to are still in the store, and
+ * with them goes every short text they kept. Stats never stop a clear: a failure here only leaves
+ * those records to be estimated later.
+ */
+async function settleStats(env: NodeJS.ProcessEnv): Promise<void> {
+  try {
+    const [{ settlePending }, { ledgerLocation }] = await Promise.all([
+      import('../stats/pending.js'),
+      import('../stats/paths.js'),
+    ]);
+    await settlePending(ledgerLocation(env));
+  } catch {
+    // as above
+  }
+}
+
+/** A y/N question on stderr, answered on stdin; anything but y or yes is no. */
+export async function askOnTerminal(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^\s*y(es)?\s*$/i.test(await rl.question(question));
+  } catch {
+    return false; // stdin closed before an answer: no
+  } finally {
+    rl.close();
   }
 }
 

@@ -8,7 +8,8 @@
  * boundaries, into writes of at most MAX_WRITE bytes, and lines themselves are capped in line.ts).
  * Node's promise-based appendFile writes in 512 KiB pieces and retries short writes; that is why this
  * module calls fs.write once on the whole buffer instead. A short write (disk full) leaves the rest
- * of the batch unwritten rather than retried at a moved offset, and the reader skips a torn line.
+ * of the batch unwritten rather than retried at a moved offset, and the reader skips a torn line;
+ * the next append starts on a fresh line, so a torn line never takes the next record with it.
  *
  * Rotation. After an append, when the live file is over the limit, it is renamed to
  * ledger.<stamp>.jsonl (a name no other process can pick, so two rotators never overwrite each
@@ -42,13 +43,32 @@ export async function appendLines(loc: LedgerLocation, lines: readonly string[])
 }
 
 async function appendChunks(path: string, lines: readonly string[]): Promise<number> {
-  const fh = await open(path, 'a', 0o600);
+  const fh = await open(path, 'a+', 0o600);
   try {
-    for (const chunk of chunks(lines)) await writeOnce(fh.fd, Buffer.from(chunk, 'utf8'));
+    let first = !(await endsOnFreshLine(fh));
+    for (const chunk of chunks(lines)) {
+      await writeOnce(fh.fd, Buffer.from(first ? `\n${chunk}` : chunk, 'utf8'));
+      first = false;
+    }
     return (await fh.stat()).size;
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * Whether the file is empty or ends in a newline. A crash or a full disk can leave a last line
+ * without its newline; appending straight after it would glue our first line to it, and a reader
+ * could then lose both. So an append after such a line starts with a newline of its own. The check
+ * can see another process's write half copied (the size grows as it copies); that costs an empty
+ * line, which readers skip and counts ignore.
+ */
+async function endsOnFreshLine(fh: Awaited<ReturnType<typeof open>>): Promise<boolean> {
+  const { size } = await fh.stat();
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  const { bytesRead } = await fh.read(last, 0, 1, size - 1);
+  return bytesRead === 1 && last[0] === 0x0a;
 }
 
 /** Batches of whole lines, each under MAX_WRITE bytes (a longer single line goes alone). */
@@ -130,14 +150,17 @@ async function countLines(file: string): Promise<number> {
   try {
     const buf = Buffer.allocUnsafe(1 << 20);
     let n = 0;
+    let previous = 10;
     for (;;) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, null);
       if (bytesRead === 0) return n;
+      // Empty lines (a newline an append added after a line it took for torn) are not events.
       let at = buf.indexOf(10, 0);
       while (at !== -1 && at < bytesRead) {
-        n++;
+        if (at === 0 ? previous !== 10 : buf[at - 1] !== 10) n++;
         at = buf.indexOf(10, at + 1);
       }
+      previous = buf[bytesRead - 1]!;
     }
   } finally {
     await fh.close();

@@ -4,8 +4,9 @@
  * record instead of ledger lines; any reader (`cg stats`) settles pending records into exact counts
  * before it reads the ledger.
  *
- * A pending record is one file, pending/<run>.pend, written to a temp name and renamed into place
- * (a reader never sees half of one). Its first line is a JSON header:
+ * A pending record is one file, pending/<run>.<bytes>.pend, written to a temp name and renamed into
+ * place (a reader never sees half of one); its size in the name lets a writer total the directory
+ * with one readdir. Its first line is a JSON header:
  *
  *   {"v":1,"r":run,"tk":"o200k",
  *    "lines":[ledger lines as in line.ts, token fields not yet filled],
@@ -13,13 +14,17 @@
  *    "texts":[{"b":bytes, then one of:
  *              "n":count                 already counted (e.g. for the `cg run` footer)
  *              "at":offset               inline: the UTF-8 bytes at that offset after the header line
- *              "key":k,"store":dir       the original stashed under k in that store (big inputs)
+ *              "key":k,"store":dir       the original stashed under k in that store
  *              nothing                   cannot be counted: estimated as ceil(b/4), flagged est }]}
  *
- * followed by the inline texts' bytes. Texts up to INLINE_ALWAYS are kept inline (they survive store
- * pruning); bigger originals that were stashed are referenced by key; other big texts are inline up
- * to INLINE_MAX; anything larger (say a 100 MB lossless input with no stash) is an estimate, and every
- * line depending on it says so with est:1.
+ * followed by the inline texts' bytes. A stashed original is always referenced by key, never copied:
+ * originals hold secrets, and the state directory must not keep what `cg store clear` removed (the
+ * store command settles pending records before it clears). Only texts that are not in the store
+ * (the short rewritten outputs, intermediate texts, expand slices) are inline, up to
+ * RECORD_INLINE_MAX per record and while the directory holds under PENDING_BUDGET; a text past either
+ * bound, or an original that left the store before it was counted, is an estimate, and every line
+ * depending on it says so with est:1. So the directory stays bounded however long `cg stats` is
+ * not run.
  *
  * Settling claims a record by renaming it to <run>.claim-<pid>-<rand> (only one of several
  * concurrent readers' renames succeeds), counts, appends the lines with exact figures in one batch,
@@ -35,10 +40,10 @@ import { appendLines } from './ledger.js';
 import { formatLine, type LedgerLine } from './line.js';
 import type { LedgerLocation } from './paths.js';
 
-/** Texts up to this size are always written inline. */
-export const INLINE_ALWAYS = 1024 * 1024;
-/** No text larger than this is written to a pending record: its tokens are estimated. */
-export const INLINE_MAX = 64 * 1024 * 1024;
+/** Inline text one record may hold: far above a compacted output, far below a big original. */
+export const RECORD_INLINE_MAX = 256 * 1024;
+/** Pending records past this total inline nothing more until a reader settles them. */
+export const PENDING_BUDGET = 8 * 1024 * 1024;
 export const STALE_MS = 10 * 60_000;
 const TMP_STALE_MS = 60 * 60_000;
 const PEND = '.pend';
@@ -77,8 +82,31 @@ export async function writePending(
   await mkdir(loc.pending, { recursive: true, mode: 0o700 });
   const tmp = join(loc.pending, `.tmp-${header.r}`);
   // An iterable is written piece by piece: a 60 MB text is never copied into one big buffer.
-  await writeFile(tmp, [`${JSON.stringify(header)}\n`, ...blobs], { mode: 0o600, flag: 'wx' });
-  await rename(tmp, join(loc.pending, `${header.r}${PEND}`));
+  const head = `${JSON.stringify(header)}\n`;
+  let size = Buffer.byteLength(head);
+  for (const b of blobs) size += typeof b === 'string' ? Buffer.byteLength(b) : b.length;
+  await writeFile(tmp, [head, ...blobs], { mode: 0o600, flag: 'wx' });
+  await rename(tmp, join(loc.pending, `${header.r}.${size}${PEND}`));
+}
+
+/**
+ * Bytes held by pending records, from their names alone (records of older versions, named without
+ * a size, and claims in progress count as nothing: they are few and about to go).
+ */
+export async function pendingBytes(loc: LedgerLocation): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(loc.pending);
+  } catch {
+    return 0;
+  }
+  let total = 0;
+  for (const name of names) {
+    if (!name.endsWith(PEND)) continue;
+    const size = Number(name.slice(name.indexOf('.') + 1, -PEND.length));
+    if (Number.isSafeInteger(size)) total += size;
+  }
+  return total;
 }
 
 export interface SettleResult {

@@ -8,7 +8,8 @@
  * known (nothing rewritten, or `meta.counts` from countRun covers every text) becomes ledger lines
  * at once, in one O_APPEND write; otherwise it becomes a pending record (pending.ts) that the next
  * reader counts exactly. The hot-path cost is one small append, plus for a rewriting run one small
- * file holding the texts to count (a stashed original is referenced by its store key, not copied).
+ * file holding the short texts to count (a stashed original is referenced by its store key, never
+ * copied: the state directory holds no copy of what the store holds).
  * `CG_STATS=0` turns recording off; the session is `meta.session`, else `$CG_SESSION`.
  */
 import type { PipelineEvent } from '../pipeline.js';
@@ -28,9 +29,10 @@ import { ledgerLocation, statsEnabled } from './paths.js';
 import {
   estimateTokens,
   type Fill,
-  INLINE_ALWAYS,
-  INLINE_MAX,
+  PENDING_BUDGET,
   type PendingHeader,
+  pendingBytes,
+  RECORD_INLINE_MAX,
   type TextRef,
   writePending,
 } from './pending.js';
@@ -205,8 +207,8 @@ export async function recordExpand(rec: ExpandRecord): Promise<void> {
         fill.push([0, 'tr', [table.add(undefined, rec.bytes, rec.key)]]);
       } else {
         const bytes = typeof out === 'string' ? Buffer.byteLength(out) : out.length;
-        // A big whole original is counted from the store rather than copied into a pending record.
-        const whole = bytes > INLINE_ALWAYS && keyOf(out) === rec.key;
+        // The whole original is counted from the store, never copied into a pending record.
+        const whole = bytes === rec.bytes && keyOf(out) === rec.key;
         const index = table.texts.length;
         table.texts.push({ ...(whole ? {} : { text: out }), bytes, ...(whole ? { key: rec.key } : {}) });
         fill.push([0, 'tr', [index]]);
@@ -218,7 +220,12 @@ export async function recordExpand(rec: ExpandRecord): Promise<void> {
   }
 }
 
-/** Ledger lines now when every figure is known, else a pending record for a reader to count. */
+/**
+ * Ledger lines now when every figure is known, else a pending record for a reader to count. What a
+ * record may hold is bounded (pending.ts): a stashed original is referenced by its key, never
+ * copied; other texts are inline while the record and the whole pending directory stay within
+ * their budgets; a text past them is estimated, and its lines say so.
+ */
 async function commit(
   env: NodeJS.ProcessEnv,
   r: string,
@@ -233,22 +240,28 @@ async function commit(
   const blobs: (string | Uint8Array)[] = [];
   let at = 0;
   let deferred = false;
+  // Read once, and only by a run that has something to defer: one readdir of the pending directory.
+  let room: number | undefined;
+  const roomLeft = async () =>
+    (room ??= Math.min(RECORD_INLINE_MAX, PENDING_BUDGET - (await pendingBytes(loc))));
   for (const entry of table.texts) {
     const ref: TextRef = { b: entry.bytes };
     if (entry.n !== undefined) ref.n = entry.n;
-    else if (entry.text !== undefined && (entry.bytes <= INLINE_ALWAYS || !(entry.key && storeDir))) {
-      if (entry.bytes <= INLINE_MAX) {
-        const bytes = typeof entry.text === 'string' ? Buffer.byteLength(entry.text) : entry.text.length;
+    else if (entry.key && storeDir) {
+      if ((await roomLeft()) > 0) {
+        ref.key = entry.key;
+        ref.store = storeDir;
+        deferred = true;
+      }
+    } else if (entry.text !== undefined) {
+      const bytes = typeof entry.text === 'string' ? Buffer.byteLength(entry.text) : entry.text.length;
+      if (at + bytes <= (await roomLeft())) {
         ref.b = bytes;
         ref.at = at;
         at += bytes;
         blobs.push(entry.text);
         deferred = true;
       }
-    } else if (entry.key && storeDir) {
-      ref.key = entry.key;
-      ref.store = storeDir;
-      deferred = true;
     }
     refs.push(ref);
   }

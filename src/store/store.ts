@@ -23,6 +23,21 @@ export interface PruneResult {
   freedBytes: number;
   remaining: number;
   remainingBytes: number;
+  /** Entries due for removal that could not be removed (a read-only store); absent means none. */
+  failed?: number;
+}
+
+/** What a read found. `corrupt`: something sits under the key that is not its original. */
+export type EntryRead =
+  | { found: true; bytes: Buffer }
+  | { found: false; why: 'missing' | 'corrupt' | 'unavailable'; detail?: string };
+
+/**
+ * `cg store clear|prune` could not do what it was asked (a read-only store, say): the CLI prints the
+ * message as one line and exits 1 rather than reporting "removed 0 entries".
+ */
+export class StoreActionError extends Error {
+  readonly exitCode = 1;
 }
 
 export interface Store {
@@ -34,13 +49,26 @@ export interface Store {
    * `bytes`, when given, must be exactly that encoding (it spares re-encoding a large input).
    */
   put(original: string, bytes?: Uint8Array): Promise<PutResult>;
-  /** The original bytes, or undefined when absent. Touches the entry's mtime (LRU). */
+  /** The original bytes, or undefined when absent or corrupt. Touches the entry's mtime (LRU). */
   get(key: string): Promise<Buffer | undefined>;
+  /** Like get, but says why an entry is not there (optional: readEntry falls back to get). */
+  read?(key: string): Promise<EntryRead>;
   info(): Promise<StoreInfo>;
-  /** Removes expired entries (TTL), then least-recently-used until under the size cap. */
+  /**
+   * Removes expired entries (TTL), then least-recently-used until under the size cap. An entry used
+   * while the prune runs is never removed. A forced prune throws StoreActionError when the store
+   * cannot be written.
+   */
   prune(opts?: { force?: boolean }): Promise<PruneResult>;
-  /** Removes every entry; returns how many. */
+  /** Removes every entry; returns how many. Throws StoreActionError when some could not be removed. */
   clear(): Promise<number>;
+}
+
+/** store.read when the backend has it, else get (which cannot tell missing from corrupt). */
+export async function readEntry(store: Store, key: string): Promise<EntryRead> {
+  if (store.read) return store.read(key);
+  const bytes = await store.get(key);
+  return bytes ? { found: true, bytes } : { found: false, why: 'missing' };
 }
 
 export interface StoreOptions {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { formatAge, formatBytes, storeCommand } from '../../../src/commands/store.js';
 import { UsageError } from '../../../src/errors.js';
 import { createFsStore, entryPath, STORE_DEFAULTS } from '../../../src/store/fs-store.js';
-import type { Store, StoreInfo } from '../../../src/store/store.js';
+import { type Store, StoreActionError, type StoreInfo } from '../../../src/store/store.js';
 import { tempDir } from '../../helpers.js';
 
 const NOW = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -146,6 +146,28 @@ describe('cg store clear', () => {
 
   it('gives {removed} with --json', async () => {
     expect(JSON.parse(await storeCommand('clear', realStore(), { json: true }))).toEqual({ removed: 0 });
+  });
+
+  it('asks first when a person is at the terminal, and removes nothing unless they say yes', async () => {
+    const store = realStore();
+    await store.put('one');
+    const questions: string[] = [];
+    const answer = (yes: boolean) => async (q: string) => {
+      questions.push(q);
+      return yes;
+    };
+    await expect(storeCommand('clear', store, { ask: answer(false) })).rejects.toThrow(StoreActionError);
+    expect(questions).toEqual([`remove all 1 entry (3 B) from ${store.dir}? [y/N] `]);
+    expect((await store.info()).entries).toBe(1);
+    expect(await storeCommand('clear', store, { ask: answer(true) })).toBe('removed 1 entry\n');
+    expect(questions).toHaveLength(2);
+  });
+
+  it('never asks with --yes', async () => {
+    const store = realStore();
+    await store.put('one');
+    const ask = () => Promise.reject(new Error('must not ask'));
+    expect(await storeCommand('clear', store, { ask, yes: true })).toBe('removed 1 entry\n');
   });
 });
 

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { appendLines, ledgerFiles, MAX_WRITE, rotate } from '../../../src/stats/ledger.js';
 import { formatLine } from '../../../src/stats/line.js';
@@ -31,6 +31,23 @@ describe('the ledger files', () => {
     expect(lines.join('\n').length).toBeGreaterThan(2 * MAX_WRITE);
     await appendLines(loc, lines);
     expect(readFileSync(loc.live, 'utf8')).toBe(`${lines.join('\n')}\n`);
+  });
+
+  it.each([
+    ['a whole last line that lost only its newline', (line: string) => line],
+    ['a last line torn in the middle', (line: string) => line.slice(0, line.indexOf('"rw"'))],
+  ])('starts the next append on a fresh line after %s, so no record is swallowed', async (_name, cut) => {
+    const { loc } = tempLedger();
+    await appendLines(loc, [run(1)]);
+    appendFileSync(loc.live, cut(run(2))); // a short write: the crash or full disk cut it here
+    await appendLines(loc, [run(3), run(4)]);
+    const lines = readFileSync(loc.live, 'utf8').split('\n');
+    expect(lines).toEqual([run(1), cut(run(2)), run(3), run(4), '']);
+    const r = await report(loc);
+    const whole = cut(run(2)) === run(2);
+    expect(r.runs).toBe(whole ? 4 : 3);
+    expect(r.outputs.untouchedBytes).toBe(1 + 3 + 4 + (whole ? 2 : 0));
+    expect(r.ledger.badLines).toBe(whole ? 0 : 1);
   });
 
   it('rotates the live file past its limit, and reading covers every file so totals stay whole', async () => {

@@ -1,11 +1,11 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { compactText } from '../../../src/engine.js';
 import type { PipelineEvent } from '../../../src/pipeline.js';
 import { countRun } from '../../../src/stats/footer.js';
-import { settlePending } from '../../../src/stats/pending.js';
+import { PENDING_BUDGET, settlePending } from '../../../src/stats/pending.js';
 import { recordCompaction, recordExpand } from '../../../src/stats/record.js';
 import { createFsStore, STORE_DEFAULTS } from '../../../src/store/fs-store.js';
 import { createTokens } from '../../../src/tokens.js';
@@ -84,6 +84,46 @@ describe('recordCompaction', () => {
     const r = await report(loc);
     expect(r.tokens).toMatchObject({ in: countTokens(input), out: countTokens(result.output) });
     expect(counts).toMatchObject({ tokensIn: r.tokens.in, tokensOut: r.tokens.out, estimate: false });
+  });
+
+  it('keeps 100 runs of a 120 KB output in a few hundred KB, with no copy of the original, and counts them exactly', async () => {
+    const { env, loc } = tempLedger();
+    const s = store();
+    const lines = Array.from(
+      { length: 2700 },
+      (_, i) => `line ${i} of a long build log, nothing to see here\n`,
+    );
+    lines[1350] = 'export TOKEN=secret-in-the-dropped-middle\n';
+    const input = lines.join('');
+    expect(input.length).toBeGreaterThan(120_000);
+    for (let i = 0; i < 100; i++) {
+      const result = await compact(input, s);
+      await recordCompaction(result.events, { format: 'text', tokenizer: 'o200k', storeDir: s.dir, env });
+    }
+    const files = readdirSync(loc.pending).map((n) => join(loc.pending, n));
+    expect(files).toHaveLength(100);
+    const bytes = files.reduce((n, f) => n + readFileSync(f).length, 0);
+    expect(bytes).toBeLessThan(400 * 1024); // copies of the original were 100 × 120 KB
+    for (const f of files) expect(readFileSync(f, 'utf8')).not.toContain('secret-in-the-dropped-middle');
+    await settlePending(loc);
+    const r = await report(loc);
+    expect(r.runs).toBe(100);
+    expect(r.tokens.in).toBe(100 * countTokens(input));
+    expect(r.estimated.outputs).toBe(0);
+  });
+
+  it('stops keeping texts once pending records hold their budget, and labels what follows as estimated', async () => {
+    const { env, loc } = tempLedger();
+    mkdirSync(loc.pending, { recursive: true });
+    writeFileSync(join(loc.pending, `old.${PENDING_BUDGET}.pend`), ''); // a full directory, by name
+    const s = store();
+    const result = await compact(seq(5000), s);
+    await recordCompaction(result.events, { format: 'text', tokenizer: 'o200k', storeDir: s.dir, env });
+    expect(pendingFiles(loc.pending)).toEqual([`old.${PENDING_BUDGET}.pend`]);
+    const r = await report(loc);
+    expect(r.runs).toBe(1);
+    expect(r.tokens).toMatchObject({ in: 0, out: 0 });
+    expect(r.estimated.outputs).toBe(1);
   });
 
   it('marks a text too large to keep and not stashed as an estimate, never as an exact count', async () => {

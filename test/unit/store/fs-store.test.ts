@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -20,6 +20,19 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   return { ...wrapped, default: wrapped };
 });
 
+// keyOf with a switch to make two texts share a key: a real 64-bit collision cannot be found for a test.
+const collisions = vi.hoisted(() => new Map<string, string>());
+vi.mock('../../../src/store/keys.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../src/store/keys.js')>();
+  return {
+    ...actual,
+    keyOf: (data: string | Uint8Array) => {
+      const key = actual.keyOf(data);
+      return collisions.get(key) ?? key;
+    },
+  };
+});
+
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -32,6 +45,12 @@ function makeStore(extra: Partial<StoreOptions> = {}) {
 async function age(path: string, ageMs: number): Promise<void> {
   const t = new Date(Date.now() - ageMs);
   await fsp.utimes(path, t, t);
+}
+
+/** Writes raw bytes under a key, as if something other than a put had left them there. */
+function writeEntry(dir: string, key: string, bytes: string | Buffer): void {
+  mkdirSync(join(dir, key.slice(0, 2)), { recursive: true });
+  writeFileSync(entryPath(dir, key), bytes);
 }
 
 function tempFiles(dir: string): string[] {
@@ -144,16 +163,35 @@ describe('fs store put', () => {
     expect(Date.now() - statSync(path).mtimeMs).toBeLessThan(HOUR);
   });
 
-  it('refuses a collision when a different file sits under the key, and leaves that file untouched', async () => {
+  it('refuses a collision when different bytes that hash to the same key sit under it, and leaves them untouched', async () => {
     const store = makeStore();
     const text = 'the real original';
+    const other = 'other bytes, same 64-bit key';
     const key = keyOf(text);
+    collisions.set(keyOf(other), key);
+    try {
+      writeEntry(store.dir, key, other);
+      const put = await store.put(text);
+      expect(put).toMatchObject({ ok: false, key, reason: 'collision' });
+      expect(readFileSync(entryPath(store.dir, key), 'utf8')).toBe(other);
+      expect(tempFiles(store.dir)).toEqual([]);
+    } finally {
+      collisions.clear();
+    }
+  });
+
+  it.each([
+    ['bytes that do not hash to the key', (path: string) => writeFileSync(path, 'some other bytes')],
+    ['a truncated gzip stream', (path: string) => writeFileSync(path, Buffer.from([0x1f, 0x8b, 8, 0, 1, 2]))],
+  ])('replaces a corrupt entry (%s) on the next put of its original', async (_name, damage) => {
+    const store = makeStore();
+    const text = 'the real original\n'.repeat(200);
+    const { key } = await store.put(text);
     const path = entryPath(store.dir, key);
-    await fsp.mkdir(join(store.dir, key.slice(0, 2)), { recursive: true });
-    writeFileSync(path, 'some other bytes');
-    const put = await store.put(text);
-    expect(put).toMatchObject({ ok: false, key, reason: 'collision' });
-    expect(readFileSync(path, 'utf8')).toBe('some other bytes');
+    damage(path);
+    expect(await store.read!(key)).toMatchObject({ found: false, why: 'corrupt' });
+    expect(await store.put(text)).toEqual({ ok: true, key, created: true });
+    expect((await store.get(key))!.toString('utf8')).toBe(text);
     expect(tempFiles(store.dir)).toEqual([]);
   });
 
