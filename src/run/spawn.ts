@@ -1,11 +1,13 @@
 /**
  * Starts the command `cg run` wraps and reports how it ended.
  *
- * - Its stdout and stderr are one pipe (`sh -c 'exec "$@" 2>&1'` puts both on it before exec), so
- *   the two streams keep exactly the order they were written in. The output is read into a Capture
- *   (memory, bounded): no temp file, so a read-only temp directory changes nothing.
- * - It runs detached, in its own process group; the signals cg gets are relayed to that group
- *   (signals.ts), and if cg exits while the command still runs, the group gets SIGTERM.
+ * - Its stdout and stderr are one pipe (the wrapper shell puts both on it, then execs the command),
+ *   so the two streams keep exactly the order they were written in. The output is read into a
+ *   Capture (memory, bounded): no temp file, so a read-only temp directory changes nothing.
+ * - It runs detached, in its own session and process group; the signals cg gets are relayed to
+ *   that group (signals.ts), and if cg exits while the command still runs, the group gets SIGTERM.
+ *   If cg is killed outright (SIGKILL: an agent host killing cg's own process group on a timeout),
+ *   a watcher sees cg's end of its pipe close and SIGKILLs the group.
  * - When the reader goes away while output streams (EPIPE), cg stops reading and sends the group
  *   SIGPIPE, which is how the command would have ended in a shell pipeline: 141. Another write
  *   failure (a full disk) stops the reading only: the command's next write fails as its own write
@@ -46,8 +48,16 @@ export interface StartOptions {
 /** After the command exits, the pipe counts as drained once this long passes without a byte. */
 const QUIET_MS = 100;
 
-/** Both streams on one pipe, then the command in place of the shell: no shell stays in between. */
+/** The wrapper shell puts stdout and stderr on one pipe, then the command replaces it. */
 const MERGED = 'exec "$@" 2>&1';
+
+/**
+ * The watcher: a tiny shell of its own session (so a kill of cg's process group misses it), and
+ * cg's child (so cg reaps it). It reads its stdin, a pipe only cg writes: "done" once the command
+ * has exited, or nothing but the end of the pipe when cg died first, and then it SIGKILLs the
+ * command's group ($1), so nothing the command started outlives cg.
+ */
+const WATCHER = `trap '' INT TERM HUP QUIT; read -r end; [ "$end" = done ] || kill -s KILL -- "-$1"`;
 
 /** 128 + the signal's number, as shells report a child killed by a signal. */
 export function signalExitCode(signal: NodeJS.Signals): number {
@@ -69,11 +79,14 @@ export async function startCommand(argv: readonly string[], opts: StartOptions):
     stdio: ['inherit', 'pipe', 'inherit'],
     detached: true,
   });
+  // Relayed from the first moment: a signal before the relay would end cg and leave the command.
+  const unrelay = child.pid !== undefined ? relaySignals(child.pid) : () => {};
   const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     child.once('spawn', () => resolve(undefined));
     child.once('error', resolve);
   });
   if (failed) {
+    unrelay();
     const code = failed.code === 'ENOENT' ? 127 : 126;
     return { kind: 'not-started', code, message: `/bin/sh: ${failed.message}` };
   }
@@ -81,13 +94,32 @@ export async function startCommand(argv: readonly string[], opts: StartOptions):
   const source = child.stdout!;
   const capture = new Capture(source, sink, opts.cap);
   if (opts.stream) capture.stream();
-  return { kind: 'running', capture, exit: supervise(child.pid!, child, capture, sink) };
+  const watcher = spawn('/bin/sh', ['-c', WATCHER, 'cg-run-watch', String(child.pid)], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  // Without a watcher (it could not start) only a cg killed outright leaves the command running.
+  watcher.on('error', () => {});
+  watcher.stdin!.on('error', () => {});
+  const exit = supervise({ pgid: child.pid!, child, capture, sink, watcher: watcher.stdin!, unrelay });
+  return { kind: 'running', capture, exit };
+}
+
+interface Supervised {
+  /** The command's process group (its pid: it leads its own session). */
+  pgid: number;
+  child: ChildProcess;
+  capture: Capture;
+  sink: Writable;
+  /** The watcher's stdin: "done" tells it the command ended while cg lives. */
+  watcher: Writable;
+  /** Removes the signal relay (installed as the command started). */
+  unrelay: () => void;
 }
 
 /** Relays signals while the command runs, handles a vanished reader, and waits for the end. */
-async function supervise(pgid: number, child: ChildProcess, capture: Capture, sink: Writable): Promise<Exit> {
+async function supervise({ pgid, child, capture, sink, watcher, unrelay }: Supervised): Promise<Exit> {
   let running = true;
-  const unrelay = relaySignals(pgid);
   const onCgExit = () => {
     if (running) signalGroup(pgid, 'SIGTERM');
   };
@@ -114,6 +146,8 @@ async function supervise(pgid: number, child: ChildProcess, capture: Capture, si
       ),
     );
     running = false;
+    // The command ended while cg lives: what it left in the background may stay.
+    watcher.end('done\n');
     await drained(child.stdout!, capture);
     await capture.flushed();
     return writeError ? { ...exit, writeError } : exit;

@@ -191,6 +191,25 @@ describe.skipIf(!HAS_PROC)('cg run and signals', () => {
     await until(() => !alive(sleep), 'sleep to end', 10_000);
   });
 
+  it('takes the whole command down when cg itself is killed outright (SIGKILL, as a host timeout does)', async () => {
+    const dir = tempDir();
+    const { cg, sleep } = await cgWithSleep(dir, '46');
+    const done = exitOf(cg);
+    cg.kill('SIGKILL');
+    await done;
+    await until(() => !alive(sleep), 'sleep to end', 10_000);
+  });
+
+  it('leaves what the command put in the background running when the command ends normally', async () => {
+    const dir = tempDir();
+    // The background sleep still holds the output pipe: cg reads on while it is quiet, then ends.
+    const r = await shInGroup(`node "$CG" run --shell 'sleep 45 & echo $! > bg.pid; echo done'`, dir);
+    expect([r.timedOut, r.out]).toEqual([false, 'done\n']);
+    const bg = Number(readFileSync(join(dir, 'bg.pid'), 'utf8'));
+    started.push(bg);
+    expect(alive(bg)).toBe(true);
+  });
+
   it('stops the whole command on SIGTSTP (Ctrl-Z) and resumes it on SIGCONT (fg)', async () => {
     const dir = tempDir();
     const { cg, sleep } = await cgWithSleep(dir, '49');
