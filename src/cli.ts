@@ -104,6 +104,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .option('-v, --verbose', 'one line per component decision on stderr')
       .option('--explain', 'a table of what each component did, on stderr')
       .option('--force', 'compact even when stdout is a regular file')
+      .option('--for-model', 'the reader is a model: compact wherever stdout goes (also CG_READER=model)')
       .option('--filters <file>', 'a filter file tried before project, user and builtin filters');
 
   compactOptions(
