@@ -10,7 +10,7 @@ export const PRESETS = {
   mcp: ['format', 'smartcrush', 'cacheinject'],
   agent: ['format', 'dedup', 'failed_run', 'mask', 'extract', 'cacheinject'],
   summarize: ['summarize'],
-  shell: ['format', 'cmdfilter', 'smartcrush', 'collapse'],
+  shell: ['format', 'cmdfilter', 'smartcrush', 'fold', 'collapse'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type PresetName = keyof typeof PRESETS;
