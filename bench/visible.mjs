@@ -10,7 +10,7 @@ const SIGNAL =
   /\b(?:errors?|warn(?:ings?)?|fail(?:s|ed|ures?)?|fatal|exceptions?|critical|severe|panic(?:ked)?)\b|[a-z](?:Error|Exception)\b|^\d\d-\d\d [\d:.]+\s+\d+\s+\d+ [EWF] /i;
 const CUT = /^(.*)… \(\d+ chars omitted\) …(.*)$/;
 const VALUE_SET = /\{[^{}]*(?:\||\.\.)[^{}]*\}/g;
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRe = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function isSignal(line) {
   return SIGNAL.test(line);
@@ -35,10 +35,10 @@ export function visibility(output) {
       let src = '';
       let last = 0;
       for (const m of body.matchAll(VALUE_SET)) {
-        src += `${escape(body.slice(last, m.index))}.+?`;
+        src += `${escapeRe(body.slice(last, m.index))}.+?`;
         last = m.index + m[0].length;
       }
-      src += escape(body.slice(last));
+      src += escapeRe(body.slice(last));
       folds.push(new RegExp(`^${src}$`));
     }
   }
