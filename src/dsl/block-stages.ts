@@ -172,6 +172,8 @@ export interface GroupRule {
   join?: string;
   /** Smaller groups stay as their lines. */
   minCount: number;
+  /** A line followed by a line this matches (its continuation) stays where it is, ungrouped. */
+  continued?: LineMatcher;
 }
 
 interface Gathered {
@@ -182,17 +184,21 @@ interface Gathered {
 /**
  * Each line joins the group of the first rule that matches it, keyed by that rule's `key`; a group
  * of at least minCount lines is written where its first line was — its header, then its items —
- * and its other lines go. Smaller groups and lines no rule matches stay where they are.
+ * and its other lines go. Smaller groups, lines no rule matches and lines followed by their
+ * continuation (`continued`) stay where they are.
  */
 export function groupLines(doc: Doc, rules: readonly GroupRule[]): Doc {
   if (rules.length === 0) return doc;
   const groups = new Map<string, Gathered>();
   const memberOf: (Gathered | undefined)[] = [];
-  for (const l of doc.lines) {
-    const r = rules.findIndex((rule) => rule.matches.test(l.text));
+  doc.lines.forEach((l, i) => {
+    const next = doc.lines[i + 1]?.text;
+    const r = rules.findIndex(
+      (rule) => rule.matches.test(l.text) && !(next !== undefined && rule.continued?.test(next)),
+    );
     if (r === -1) {
       memberOf.push(undefined);
-      continue;
+      return;
     }
     const rule = rules[r]!;
     const id = `${r}\u0000${rule.matches.expand(l.text, rule.key)}`;
@@ -203,7 +209,7 @@ export function groupLines(doc: Doc, rules: readonly GroupRule[]): Doc {
     }
     g.members.push(l);
     memberOf.push(g);
-  }
+  });
   let changed = false;
   const out: Line[] = [];
   const written_ = new Set<Gathered>();

@@ -96,6 +96,7 @@ export function patternsOf(spec: FilterSpec): [string, string][] {
   });
   spec.group_lines.forEach((g, i) => {
     out.push([g.pattern, `group_lines[${i}].pattern`]);
+    if (g.continued !== undefined) out.push([g.continued, `group_lines[${i}].continued`]);
   });
   const field = spec.strip_lines_matching ? 'strip_lines_matching' : 'keep_lines_matching';
   (spec.strip_lines_matching ?? spec.keep_lines_matching ?? []).forEach((p, i) => {
@@ -164,6 +165,7 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): Doc {
       if (g.item !== undefined) rule.item = g.item;
       if (g.max_items !== undefined) rule.maxItems = g.max_items;
       if (g.join !== undefined) rule.join = g.join;
+      if (g.continued !== undefined) rule.continued = m(g.continued, `group_lines[${i}].continued`);
       return rule;
     });
     doc = groupLines(doc, rules);

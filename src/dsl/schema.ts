@@ -55,6 +55,7 @@ export interface GroupSpec {
   max_items?: number;
   join?: string;
   min_count: number;
+  continued?: string;
 }
 
 /** One filter as written, validated and with defaults filled in. */
@@ -116,7 +117,7 @@ const TEST_FIELDS = ['name', 'input', 'expected', 'command'] as const;
 const SECTIONS_FIELDS = ['start', 'end', 'drop'] as const;
 const BLOCKS_FIELDS = ['start', 'location', 'also'] as const;
 const RUN_FIELDS = ['pattern', 'head', 'tail'] as const;
-const GROUP_FIELDS = ['pattern', 'key', 'header', 'item', 'max_items', 'join', 'min_count'] as const;
+const GROUP_FIELDS = ['pattern', 'key', 'header', 'item', 'max_items', 'join', 'min_count', 'continued'] as const;
 /** `$<count>` in a group header is the group's size, so no capture may take that name. */
 const COUNT_CAPTURE = /\(\?P?<count>/;
 const DEFAULT_ALSO = '  (also at $<locations>)';
@@ -224,6 +225,7 @@ function validateFilter(name: string, raw: unknown, file: string): FilterSpec {
       if (m.item !== undefined) g.item = str(m.item, `${p}.item`, at);
       if (m.max_items !== undefined) g.max_items = int(m.max_items, `${p}.max_items`, 0, 1e6, at);
       if (m.join !== undefined) g.join = str(m.join, `${p}.join`, at);
+      if (m.continued !== undefined) g.continued = pattern(m.continued, `${p}.continued`);
       return g;
     }),
     tests: [],

@@ -58,7 +58,8 @@
  *     first line was: `header`, then each line's `item` (default: the line), at most `max_items` of
  *     them and then `  … +N more`; with `join`, the items follow the header on its line, joined by
  *     it. key, header and item are replacements as in `replace`, applied to the line (header: to the
- *     group's first line); `$<count>` in the header is the group's size. Smaller groups stay as they are.
+ *     group's first line); `$<count>` in the header is the group's size. Smaller groups stay as they are,
+ *     and so does a line whose next line `continued` matches (it stays with its continuation).
  *   - truncate_lines_at N (≥ 4): a line longer than N characters (code points) becomes its first
  *     N-3 characters + "...", so exactly N.
  *   - head_lines H / tail_lines T: when there are more than H+T lines, the first H and last T stay

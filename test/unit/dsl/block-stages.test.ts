@@ -157,3 +157,35 @@ describe('group_lines', () => {
     );
   });
 });
+
+describe('group_lines with continued', () => {
+  it('leaves a line followed by its continuation in place, with it', async () => {
+    const f = await filterOf({
+      group_lines: [
+        {
+          pattern: '^(\\S+\\(\\d+,\\d+\\)): error (TS\\d+: .*)$',
+          key: '$2',
+          header: 'error $2 ($<count>×): ',
+          item: '$1',
+          join: ', ',
+          continued: '^\\s',
+        },
+      ],
+    });
+    const input = [
+      "a.ts(1,2): error TS2345: Argument of type 'X' is not assignable.",
+      "  Type 'X' is missing 'y'.",
+      "b.ts(3,4): error TS2345: Argument of type 'X' is not assignable.",
+      "c.ts(5,6): error TS2345: Argument of type 'X' is not assignable.",
+      '',
+    ].join('\n');
+    expect(f.run(input).text).toBe(
+      [
+        "a.ts(1,2): error TS2345: Argument of type 'X' is not assignable.",
+        "  Type 'X' is missing 'y'.",
+        "error TS2345: Argument of type 'X' is not assignable. (2×): b.ts(3,4), c.ts(5,6)",
+        '',
+      ].join('\n'),
+    );
+  });
+});
