@@ -157,23 +157,39 @@ function classify(input, inputLines, doc2) {
 // src/dsl/block-stages.ts
 var written = (text, doc2) => ({ text, eol: doc2.nl, src: 0 });
 function dropSections(doc2, rule) {
-  const names = /* @__PURE__ */ new Set();
-  for (const l of doc2.lines) {
-    const name = rule.drop.capture(l.text);
-    if (name !== void 0) names.add(name);
-  }
-  if (names.size === 0) return doc2;
-  const lines = [];
-  let open;
-  for (const l of doc2.lines) {
-    if (rule.drop.test(l.text)) continue;
+  const { lines } = doc2;
+  const verdicts = /* @__PURE__ */ new Map();
+  const dropLine = new Uint8Array(lines.length);
+  lines.forEach((l, i) => {
+    const dropped = rule.drop.capture(l.text);
+    const kept = dropped === void 0 ? rule.end?.capture(l.text) : void 0;
+    const name = dropped ?? kept;
+    if (!name) return;
+    if (dropped !== void 0) dropLine[i] = 1;
+    let list2 = verdicts.get(name);
+    if (!list2) verdicts.set(name, list2 = []);
+    list2.push({ at: i, drop: dropped !== void 0 });
+  });
+  if (!dropLine.includes(1)) return doc2;
+  const next = /* @__PURE__ */ new Map();
+  const verdictAfter = (name, i) => {
+    const list2 = verdicts.get(name);
+    if (!list2) return false;
+    let k = next.get(name) ?? 0;
+    while (k < list2.length && list2[k].at < i) k++;
+    next.set(name, k);
+    return list2[k]?.drop === true;
+  };
+  const out2 = [];
+  let dropping = false;
+  lines.forEach((l, i) => {
+    if (dropLine[i]) return;
     const started = rule.start.capture(l.text);
-    if (started !== void 0) open = started;
-    else if (rule.end?.test(l.text)) open = void 0;
-    if (open !== void 0 && names.has(open)) continue;
-    lines.push(l);
-  }
-  return lines.length === doc2.lines.length ? doc2 : { ...doc2, lines };
+    if (started !== void 0) dropping = verdictAfter(started, i);
+    else if (rule.end?.test(l.text)) dropping = false;
+    if (!dropping) out2.push(l);
+  });
+  return out2.length === lines.length ? doc2 : { ...doc2, lines: out2 };
 }
 var isBlank = (l) => l.text.trim() === "";
 function dedupeBlocks(doc2, rule) {
@@ -248,11 +264,14 @@ function groupLines(doc2, rules) {
   if (rules.length === 0) return doc2;
   const groups = /* @__PURE__ */ new Map();
   const memberOf = [];
-  for (const l of doc2.lines) {
-    const r = rules.findIndex((rule2) => rule2.matches.test(l.text));
+  doc2.lines.forEach((l, i) => {
+    const next = doc2.lines[i + 1]?.text;
+    const r = rules.findIndex(
+      (rule2) => rule2.matches.test(l.text) && !(next !== void 0 && rule2.continued?.test(next))
+    );
     if (r === -1) {
       memberOf.push(void 0);
-      continue;
+      return;
     }
     const rule = rules[r];
     const id = `${r}\0${rule.matches.expand(l.text, rule.key)}`;
@@ -263,7 +282,7 @@ function groupLines(doc2, rules) {
     }
     g.members.push(l);
     memberOf.push(g);
-  }
+  });
   let changed = false;
   const out2 = [];
   const written_ = /* @__PURE__ */ new Set();
@@ -453,6 +472,7 @@ function patternsOf(spec2) {
   });
   spec2.group_lines.forEach((g, i) => {
     out2.push([g.pattern, `group_lines[${i}].pattern`]);
+    if (g.continued !== void 0) out2.push([g.continued, `group_lines[${i}].continued`]);
   });
   const field = spec2.strip_lines_matching ? "strip_lines_matching" : "keep_lines_matching";
   (spec2.strip_lines_matching ?? spec2.keep_lines_matching ?? []).forEach((p, i) => {
@@ -514,6 +534,7 @@ function runStages(spec2, site, start) {
       if (g.item !== void 0) rule.item = g.item;
       if (g.max_items !== void 0) rule.maxItems = g.max_items;
       if (g.join !== void 0) rule.join = g.join;
+      if (g.continued !== void 0) rule.continued = m(g.continued, `group_lines[${i}].continued`);
       return rule;
     });
     doc2 = groupLines(doc2, rules);
@@ -601,7 +622,7 @@ var TEST_FIELDS = ["name", "input", "expected", "command"];
 var SECTIONS_FIELDS = ["start", "end", "drop"];
 var BLOCKS_FIELDS = ["start", "location", "also"];
 var RUN_FIELDS = ["pattern", "head", "tail"];
-var GROUP_FIELDS = ["pattern", "key", "header", "item", "max_items", "join", "min_count"];
+var GROUP_FIELDS = ["pattern", "key", "header", "item", "max_items", "join", "min_count", "continued"];
 var COUNT_CAPTURE = /\(\?P?<count>/;
 var DEFAULT_ALSO = "  (also at $<locations>)";
 var NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -701,6 +722,7 @@ function validateFilter(name, raw, file) {
       if (m.item !== void 0) g.item = str(m.item, `${p}.item`, at);
       if (m.max_items !== void 0) g.max_items = int(m.max_items, `${p}.max_items`, 0, 1e6, at);
       if (m.join !== void 0) g.join = str(m.join, `${p}.join`, at);
+      if (m.continued !== void 0) g.continued = pattern(m.continued, `${p}.continued`);
       return g;
     }),
     tests: []

@@ -33,33 +33,53 @@ const written = (text: string, doc: Doc): Line => ({ text, eol: doc.nl, src: 0 }
 
 export interface SectionRule {
   start: LineMatcher;
+  /** Closes the open section; when its capture names a section, that is its verdict: kept. */
   end?: LineMatcher;
+  /** Its capture names a section whose verdict is: dropped. */
   drop: LineMatcher;
 }
 
 /**
  * Sections open at a `start` line (named by its capture) and close at the next start or `end` line.
- * Every line whose `drop` capture names a section is dropped, and so is every section of that name
- * (all of its lines, the start line included). Lines outside sections and other sections stay.
+ * A section's verdict is the first `drop` or naming `end` line for its name after it opens: a drop
+ * line drops the section (start line and all) and itself; an end line keeps it. So names may repeat
+ * (the same test in two packages) and each run is judged by its own verdict. Lines outside
+ * sections, and sections without a drop verdict, stay.
  */
 export function dropSections(doc: Doc, rule: SectionRule): Doc {
-  const names = new Set<string>();
-  for (const l of doc.lines) {
-    const name = rule.drop.capture(l.text);
-    if (name !== undefined) names.add(name);
-  }
-  if (names.size === 0) return doc;
-  const lines: Line[] = [];
-  let open: string | undefined;
-  for (const l of doc.lines) {
-    if (rule.drop.test(l.text)) continue;
+  const { lines } = doc;
+  const verdicts = new Map<string, { at: number; drop: boolean }[]>();
+  const dropLine = new Uint8Array(lines.length);
+  lines.forEach((l, i) => {
+    const dropped = rule.drop.capture(l.text);
+    const kept = dropped === undefined ? rule.end?.capture(l.text) : undefined;
+    const name = dropped ?? kept;
+    if (!name) return;
+    if (dropped !== undefined) dropLine[i] = 1;
+    let list = verdicts.get(name);
+    if (!list) verdicts.set(name, (list = []));
+    list.push({ at: i, drop: dropped !== undefined });
+  });
+  if (!dropLine.includes(1)) return doc;
+  const next = new Map<string, number>(); // per name: index into its verdicts, moving forward
+  const verdictAfter = (name: string, i: number): boolean => {
+    const list = verdicts.get(name);
+    if (!list) return false;
+    let k = next.get(name) ?? 0;
+    while (k < list.length && list[k]!.at < i) k++;
+    next.set(name, k);
+    return list[k]?.drop === true;
+  };
+  const out: Line[] = [];
+  let dropping = false;
+  lines.forEach((l, i) => {
+    if (dropLine[i]) return;
     const started = rule.start.capture(l.text);
-    if (started !== undefined) open = started;
-    else if (rule.end?.test(l.text)) open = undefined;
-    if (open !== undefined && names.has(open)) continue;
-    lines.push(l);
-  }
-  return lines.length === doc.lines.length ? doc : { ...doc, lines };
+    if (started !== undefined) dropping = verdictAfter(started, i);
+    else if (rule.end?.test(l.text)) dropping = false;
+    if (!dropping) out.push(l);
+  });
+  return out.length === lines.length ? doc : { ...doc, lines: out };
 }
 
 export interface BlockRule {

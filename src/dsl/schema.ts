@@ -117,7 +117,16 @@ const TEST_FIELDS = ['name', 'input', 'expected', 'command'] as const;
 const SECTIONS_FIELDS = ['start', 'end', 'drop'] as const;
 const BLOCKS_FIELDS = ['start', 'location', 'also'] as const;
 const RUN_FIELDS = ['pattern', 'head', 'tail'] as const;
-const GROUP_FIELDS = ['pattern', 'key', 'header', 'item', 'max_items', 'join', 'min_count', 'continued'] as const;
+const GROUP_FIELDS = [
+  'pattern',
+  'key',
+  'header',
+  'item',
+  'max_items',
+  'join',
+  'min_count',
+  'continued',
+] as const;
 /** `$<count>` in a group header is the group's size, so no capture may take that name. */
 const COUNT_CAPTURE = /\(\?P?<count>/;
 const DEFAULT_ALSO = '  (also at $<locations>)';

@@ -42,9 +42,10 @@
  *     that finds it, and whose `unless` (if any) does not, replaces the whole output with `message`;
  *     the later stages are skipped.
  *   - drop_sections: a section opens at a `start` line (named by its capture 1, else the whole
- *     match) and closes at the next start line or an `end` line (which stays outside it). Every
- *     line that `drop` matches goes, and so does every section its capture 1 names (start line and
- *     all): go test -v's passing tests with their logs.
+ *     match) and closes at the next start line or an `end` line (which stays outside it). Its
+ *     verdict is the first later line that `drop` or `end` names it by capture 1: a drop line drops
+ *     the section (start line and all) and goes itself, an end line keeps it. go test -v: a passing
+ *     test goes with its RUN line and logs; a failing one keeps them, even under a repeated name.
  *   - dedupe_blocks: a block is a `start` line and the lines after it up to a blank line or the next
  *     start line. A block whose first line equals an earlier block's first line goes (with one blank
  *     line after it); under the first copy's `location` line (else its last line) goes the `also`

@@ -13,7 +13,7 @@ describe('drop_sections', () => {
   const goTest = {
     drop_sections: {
       start: '^=== (?:RUN|CONT|PAUSE)\\s+(\\S+)',
-      end: '^(?:PASS|FAIL|ok)\\b',
+      end: '^\\s*--- FAIL: (\\S+)|^(?:PASS|FAIL|ok)\\b',
       drop: '^\\s*--- PASS: (\\S+)',
     },
   };
@@ -49,6 +49,24 @@ describe('drop_sections', () => {
         'FAIL\texample.com/x\t0.01s',
         '',
       ].join('\n'),
+    );
+  });
+
+  it('judges each run of a repeated name by its own verdict (the same test in two packages)', async () => {
+    const f = await filterOf(goTest);
+    const text = [
+      '=== RUN   TestX',
+      '    x_test.go:1: pass log',
+      '--- PASS: TestX (0.00s)',
+      'ok  \tpkg/a\t0.01s',
+      '=== RUN   TestX',
+      '    x_test.go:1: fail log',
+      '--- FAIL: TestX (0.00s)',
+      'FAIL\tpkg/b\t0.01s',
+      '',
+    ].join('\n');
+    expect(f.run(text).text).toBe(
+      'ok  \tpkg/a\t0.01s\n=== RUN   TestX\n    x_test.go:1: fail log\n--- FAIL: TestX (0.00s)\nFAIL\tpkg/b\t0.01s\n',
     );
   });
 
