@@ -33,7 +33,9 @@ async function logs(e) {
   if (!existsSync(dir)) return ['loghub: corpus not found, skipped'];
   const total = { fold: { shown: 0, in: 0, out: 0 }, collapse: { shown: 0, in: 0, out: 0 }, templates: 0 };
   const rows = [];
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.log')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.log'))
+    .sort()) {
     const input = readFileSync(join(dir, f), 'utf8');
     const tin = e.count(input);
     const cells = [f.replace('_2k.log', '').padEnd(12)];
@@ -48,7 +50,9 @@ async function logs(e) {
       total[name].in += tin;
       total[name].out += tout;
       if (name === 'fold') total.templates += t.total;
-      cells.push(`${name} ${String(t.shown).padStart(3)}/${String(t.total).padEnd(3)} saved ${pct(tin - tout, tin).padStart(6)}`);
+      cells.push(
+        `${name} ${String(t.shown).padStart(3)}/${String(t.total).padEnd(3)} saved ${pct(tin - tout, tin).padStart(6)}`,
+      );
     }
     rows.push(cells.join('  '));
   }
@@ -76,7 +80,12 @@ async function grepFind(e) {
   const code = join(corpus, 'code');
   const grep = existsSync(code) ? capture('grep', ['-rn', 'return', code]) : undefined;
   if (grep) {
-    const files = new Set(grep.split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf(':'))));
+    const files = new Set(
+      grep
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(0, l.indexOf(':'))),
+    );
     const res = await e.run(grep, { command: `grep -rn return ${code}` });
     const named = [...files].filter((f) => res.includes(f)).length;
     const tin = e.count(grep);
@@ -102,7 +111,8 @@ const LOCATION = /[\w./-]+\.[A-Za-z]\w*(?::\d+(?::\d+)?|\(\d+,\d+\))/g;
 
 async function locations(e) {
   const file = join(root, 'dist', 'builtin-filters.tests.json');
-  if (!existsSync(file)) return ['failure locations: dist/builtin-filters.tests.json missing (run the build)'];
+  if (!existsSync(file))
+    return ['failure locations: dist/builtin-filters.tests.json missing (run the build)'];
   const extra = JSON.parse(readFileSync(file, 'utf8'));
   const rows = [];
   for (const name of ['tsc', 'cargo-test', 'cargo-build', 'go-test-v', 'go-test', 'pytest', 'make', 'gcc']) {
@@ -122,7 +132,10 @@ async function locations(e) {
     }
     rows.push(`${name.padEnd(12)} ${kept}/${all} (${pct(kept, all)})`);
   }
-  return ['failure locations on error lines kept (builtin filters\u2019 inline test inputs; target 100 %)', ...rows];
+  return [
+    'failure locations on error lines kept (builtin filters\u2019 inline test inputs; target 100 %)',
+    ...rows,
+  ];
 }
 
 export async function longtailLines() {
