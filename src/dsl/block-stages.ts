@@ -56,8 +56,8 @@ export function dropSections(doc: Doc, rule: SectionRule): Doc {
     const name = dropped ?? kept;
     if (!name) return;
     if (dropped !== undefined) dropLine[i] = 1;
-    let list = verdicts.get(name);
-    if (!list) verdicts.set(name, (list = []));
+    const list = verdicts.get(name) ?? [];
+    if (list.length === 0) verdicts.set(name, list);
     list.push({ at: i, drop: dropped !== undefined });
   });
   if (!dropLine.includes(1)) return doc;
