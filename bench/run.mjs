@@ -159,6 +159,13 @@ rmSync(work, { recursive: true, force: true });
   for (const line of await rtkLines()) console.log(line);
 }
 
+// The long tail: fold on logs, grep/find grouping, failure locations (bench/longtail.mjs).
+{
+  const { longtailLines } = await import('./longtail.mjs');
+  console.log('');
+  for (const line of await longtailLines()) console.log(line);
+}
+
 // Transcript components on the corpus sessions: replay figures and per-component savings.
 if (existsSync(join(root, '..', 'shared', 'corpus'))) {
   const { main: transcripts } = await import('./transcripts.mjs');

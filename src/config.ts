@@ -14,6 +14,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { COMPONENTS, findComponent } from './components/index.js';
 import { ConfigError } from './errors.js';
 import { MODEL_CONFIG_DEFAULTS, type ModelConfig, parseModelConfig } from './llm/endpoint.js';
+import { hintFor, MARKER_MODES, markerModeFromEnv } from './marker-mode.js';
 import { isPreset, PRESET_NAMES, type PresetName } from './presets.js';
 import { DEFAULT_HINT } from './store/marker.js';
 import { TOKENIZERS, type TokenizerName } from './tokens.js';
@@ -54,7 +55,7 @@ export const STORE_CONFIG_DEFAULTS: StoreConfig = {
 };
 
 const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filters'] as const;
-const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint'] as const;
+const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint', 'marker'] as const;
 
 export function defaultConfig(): CgConfig {
   return {
@@ -112,7 +113,10 @@ export async function loadConfig(
   opts: LoadOptions = {},
 ): Promise<CgConfig> {
   const found = findConfig(explicit, env, cwd, opts);
-  return found ? parseConfigText(found.text, found.file) : defaultConfig();
+  const cfg = found ? await parseConfigText(found.text, found.file) : defaultConfig();
+  const mode = markerModeFromEnv(env);
+  if (mode) cfg.store.hint = hintFor(mode, cfg.store.hint);
+  return cfg;
 }
 
 /**
@@ -173,6 +177,12 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
   };
   if (!cfg.store.hint.includes('{key}') && cfg.store.hint.trim() !== '') {
     throw new ConfigError('store.hint', 'must contain {key} so the agent knows what to expand (or be empty)');
+  }
+  if (store.marker !== undefined) {
+    const mode = oneOf(store.marker, 'store.marker', MARKER_MODES, 'full');
+    if (mode === 'compact' && store.hint !== undefined && cfg.store.hint !== '')
+      throw new ConfigError('store.marker', 'compact writes no hint: drop store.hint or set it to ""');
+    cfg.store.hint = hintFor(mode, cfg.store.hint);
   }
   try {
     cfg.model = parseModelConfig(top.model);
