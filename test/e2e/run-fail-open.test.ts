@@ -155,7 +155,7 @@ describe('cg run when stdout is a regular file', () => {
     for (const f of ['flag.txt', 'env.txt']) {
       const text = readFileSync(join(dir, f), 'utf8');
       expect(text).toMatch(MARKER);
-      expect(lines(text)).toHaveLength(41);
+      expect(lines(text).length).toBeLessThan(50); // compacted, not 100,000 lines
     }
     expect(readFileSync(join(dir, 'person.txt'), 'utf8')).toBe(seq(100_000));
   });
