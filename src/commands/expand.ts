@@ -92,9 +92,10 @@ class ChunkedOut {
 }
 
 export async function expandCommand(args: readonly string[], flags: ExpandFlags): Promise<number> {
-  const keys = await keysToExpand(args);
+  // Options first: a bad --lines or --grep is a usage error whatever the input holds.
   const range: LineRange | undefined = flags.lines !== undefined ? parseLineRange(flags.lines) : undefined;
   const grep: LineTest | undefined = flags.grep !== undefined ? await compileGrep(flags.grep) : undefined;
+  const keys = await keysToExpand(args);
   const config = await loadConfig(flags.config);
   const store = openStore(config.store);
 
