@@ -8,6 +8,23 @@ import { BIN, seq } from './run-cg.js';
 type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
 const textOf = (r: TextResult) => r.content.map((c) => c.text).join('');
 
+/** `cg mcp` as a child process, with its home, config, store and state inside dir. */
+function serverIn(dir: string, env: Record<string, string> = {}): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      CG_STORE_DIR: join(dir, 'store'),
+      CG_STATE_DIR: join(dir, 'state'),
+      ...env,
+    },
+    stderr: 'pipe',
+  });
+}
+
 describe('cg mcp, driven by the SDK client over stdio', () => {
   const dir = tempDir('cg-mcp-');
   const client = new Client({ name: 'cg-test', version: '0' });
@@ -15,21 +32,7 @@ describe('cg mcp, driven by the SDK client over stdio', () => {
     (await client.callTool({ name, arguments: args })) as TextResult;
 
   beforeAll(async () => {
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp'],
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: dir,
-          XDG_CONFIG_HOME: join(dir, 'config'),
-          CG_STORE_DIR: join(dir, 'store'),
-          CG_STATE_DIR: join(dir, 'state'),
-          CG_SESSION: 'mcp-test-session',
-        },
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(serverIn(dir, { CG_SESSION: 'mcp-test-session' }));
   });
 
   afterAll(async () => {
@@ -105,20 +108,7 @@ describe('cg mcp when the client closes stdin', () => {
   it('finishes and answers a cg_compress that is still running, then exits', async () => {
     const dir = tempDir('cg-mcp-close-');
     const client = new Client({ name: 'cg-test', version: '0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp'],
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: dir,
-          XDG_CONFIG_HOME: join(dir, 'config'),
-          CG_STORE_DIR: join(dir, 'store'),
-          CG_STATE_DIR: join(dir, 'state'),
-        },
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(serverIn(dir));
     const content = seq(200_000);
     const reply = client.callTool({ name: 'cg_compress', arguments: { content, hint: 'log' } });
     await new Promise((resolve) => setImmediate(resolve));

@@ -2,6 +2,7 @@ import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer
 import { describe, expect, it, vi } from 'vitest';
 import { LONG_PIECE, mayHoldLongPiece } from '../../src/token-count.js';
 import { createTokens } from '../../src/tokens.js';
+import { seededRandom } from '../helpers.js';
 
 /** The longest pre-token each call to gpt-tokenizer's count was given (the cost of its merge). */
 const seen = vi.hoisted(() => ({ longest: 0 }));
@@ -46,11 +47,7 @@ describe('exact counts in linear time', () => {
     ['o200k', O200K_TOKEN_SPLIT_REGEX],
     ['cl100k', CL100K_TOKEN_SPLIT_REGEX],
   ] as const)('sees every %s pre-token of LONG_PIECE units or more as possibly long', (_name, split) => {
-    let seed = 11;
-    const rnd = () => {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed / 0x7fffffff;
-    };
+    const rnd = seededRandom(11);
     const alphabet = [
       'a',
       'Z',

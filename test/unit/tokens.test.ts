@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTokens, MAX_TOKEN_BYTES } from '../../src/tokens.js';
+import { seededRandom } from '../helpers.js';
 
 describe('tokens', () => {
   it('counts text containing special-token spellings as ordinary text', async () => {
@@ -58,11 +59,7 @@ describe('tokens', () => {
     it('on long unbroken runs of letters, CJK, brackets, spaces and newlines', async () => {
       const ref = await reference();
       const t = createTokens(name);
-      let seed = 5;
-      const rnd = () => {
-        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-        return seed / 0x7fffffff;
-      };
+      const rnd = seededRandom(5);
       const pick = (chars: string, n: number) =>
         Array.from({ length: n }, () => chars[Math.floor(rnd() * chars.length)]).join('');
       const texts = [
@@ -84,11 +81,7 @@ describe('tokens', () => {
     it('on random mixtures of short and long pre-tokens', async () => {
       const ref = await reference();
       const t = createTokens(name);
-      let seed = 1;
-      const rnd = () => {
-        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-        return seed / 0x7fffffff;
-      };
+      const rnd = seededRandom(1);
       const parts = [
         'a',
         'B',
