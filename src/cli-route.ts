@@ -4,8 +4,9 @@
  * for 'compress'" — for a typo (`cg expnad KEY`), for `cg version`, and for options written before
  * the command (`cg -v run -- ls`). Here the first word that is not an option or an option's value
  * decides: a command name is moved to the front, with the options before it after it, so
- * `cg -v run -- ls` runs as `cg run -v -- ls` (commander then checks the options belong to it); any
- * other word is an unknown command, with the nearest command name suggested.
+ * `cg -v run -- ls` runs as `cg run -v -- ls`, and an option moved to a command that does not take
+ * it is a usage error that says options go after the command; any other word is an unknown command,
+ * with the nearest command name suggested.
  */
 import type { Command } from 'commander';
 
@@ -30,7 +31,7 @@ function isOptionOf(token: string, cmd: Command): boolean {
   if (flag === '-h' || flag === '--help') return true; // every command has help (not in .options)
   return [cmd, cmd.parent]
     .filter((c): c is Command => c !== null)
-    .some((c) => c.options.some((o) => o.short === flag || o.long === flag || (o.negate && o.long === flag)));
+    .some((c) => c.options.some((o) => o.short === flag || o.long === flag));
 }
 
 /** Index of the first operand in argv, skipping options and their values; -1 when there is none. */

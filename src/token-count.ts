@@ -89,8 +89,9 @@ const UNKNOWN = LETTER | PUNCT | SPACE;
  * False only when every pre-token of text is shorter than LONG_PIECE, for both encodings. A pre-token
  * is a letter run with at most one leading character and a 3-character contraction; at most 3 digits;
  * a punctuation run with at most one leading space and a tail of \r, \n, '/'; or a whitespace run.
- * So one of LONG_PIECE units holds a run of one class at least (LONG_PIECE − 1) / 2 long, counting a
- * non-ASCII unit as every class (it may be any): one linear pass over the code units finds none.
+ * So a pre-token of LONG_PIECE units holds a run of one class at least (LONG_PIECE − 1) / 2 long,
+ * counting a non-ASCII unit as every class (it may be any); one linear pass over the code units
+ * that finds no such run proves there is no long pre-token.
  */
 export function mayHoldLongPiece(text: string): boolean {
   const limit = (LONG_PIECE - 1) >> 1;
@@ -125,8 +126,8 @@ function isSpace(c: number): boolean {
  * the cut's end, the stretch's last pre-token still matches (nothing it matched lies beyond), and
  * the only way the shorter string can make the regex choose differently is an end-of-input test
  * (`\s+$`, `\s+(?!\S)`) that now succeeds — and those match whitespace only. So a cut is exact when
- * the character before it is not whitespace (cutIsExact), and a single pre-token alone always
- * matches as itself. Whitespace-ending pre-tokens just before a long one are therefore counted one
+ * the character before it is not whitespace, and a single pre-token alone always matches as itself
+ * (a test that can now succeed ends where it ends anyway). Whitespace-ending pre-tokens just before a long one are therefore counted one
  * by one.
  */
 function countSplit(text: string, enc: Encoding, countLong: CountFn): number {
