@@ -4,7 +4,7 @@
  * MAX_TOKEN_BYTES bytes of UTF-8, so bytes/MAX ≤ tokens ≤ bytes. Special-token text such as
  * `<|endoftext|>` is counted as ordinary text, never rejected.
  */
-import type { CountFn } from './token-count.js';
+import type { CountFn } from './bpe/count.js';
 
 export type TokenizerName = 'o200k' | 'cl100k';
 export const TOKENIZERS: readonly TokenizerName[] = ['o200k', 'cl100k'];
@@ -29,7 +29,7 @@ const loaded = new Map<TokenizerName, Promise<CountFn>>();
 function loadCounter(name: TokenizerName): Promise<CountFn> {
   let p = loaded.get(name);
   if (!p) {
-    p = import('./token-count.js').then((m) => m.loadExactCounter(name));
+    p = import('./bpe/count.js').then((m) => m.loadExactCounter(name));
     loaded.set(name, p);
   }
   return p;

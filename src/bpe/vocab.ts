@@ -1,5 +1,5 @@
 /**
- * A BPE vocabulary looked up the way gpt-tokenizer looks it up, for bpe-merge.ts: bytes that are
+ * A BPE vocabulary looked up the way gpt-tokenizer looks it up, for merge.ts: bytes that are
  * valid UTF-8 by their text, other bytes by their byte values. Built from gpt-tokenizer's own rank
  * list (index = rank) the first time a long pre-token needs it, and kept for the process.
  *

@@ -8,13 +8,14 @@
  *
  * So: a text whose every pre-token is certainly short (a linear scan of character classes proves it)
  * goes to gpt-tokenizer as it is — the count is its count. Any other text is split here at its
- * pre-token boundaries, by the same regex: each long pre-token is merged by bpe-merge.ts (the same
+ * pre-token boundaries, by the same regex: each long pre-token is merged by merge.ts (the same
  * result in O(n log n)), and the stretches between them are counted by gpt-tokenizer, cut only where
  * its regex is certain to find the same pre-tokens again (see countSplit). Nothing is estimated.
  */
-import { countMergedParts } from './bpe-merge.js';
-import { type RankList, Vocabulary } from './bpe-vocab.js';
-import type { TokenizerName } from './tokens.js';
+
+import type { TokenizerName } from '../tokens.js';
+import { countMergedParts } from './merge.js';
+import { type RankList, Vocabulary } from './vocab.js';
 
 /** Pre-tokens of this many UTF-16 units or more are merged here instead of by gpt-tokenizer. */
 export const LONG_PIECE = 48;

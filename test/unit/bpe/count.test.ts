@@ -1,8 +1,8 @@
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it, vi } from 'vitest';
-import { LONG_PIECE, mayHoldLongPiece } from '../../src/token-count.js';
-import { createTokens } from '../../src/tokens.js';
-import { seededRandom } from '../helpers.js';
+import { LONG_PIECE, mayHoldLongPiece } from '../../../src/bpe/count.js';
+import { createTokens } from '../../../src/tokens.js';
+import { seededRandom } from '../../helpers.js';
 
 /** The longest pre-token each call to gpt-tokenizer's count was given (the cost of its merge). */
 const seen = vi.hoisted(() => ({ longest: 0 }));
