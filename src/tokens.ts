@@ -2,7 +2,8 @@
  * Token counting, lazily. The tokenizer (gpt-tokenizer, ~0.4 s to load, ~8 MB/s) is imported only
  * when a decision cannot be made from byte bounds: a BPE token covers at least 1 and at most
  * MAX_TOKEN_BYTES bytes of UTF-8, so bytes/MAX ≤ tokens ≤ bytes. Special-token text such as
- * `<|endoftext|>` is counted as ordinary text, never rejected.
+ * `<|endoftext|>` is counted as ordinary text, never rejected. Exact counts are gpt-tokenizer's, in
+ * time linear in the text whatever its shape (bpe/count.ts).
  */
 import type { CountFn } from './bpe/count.js';
 
