@@ -53,7 +53,8 @@ describe('cg expand on piped text', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toBe(keys.map((k, i) => `=== cg expand ${k} ===\n${originals[i]}`).join(''));
-  });
+    // Generous for a loaded machine (≈10 s at load 6); the quadratic version needed minutes.
+  }, 120_000);
 });
 
 describe('cg expand --grep', () => {
