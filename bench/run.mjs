@@ -152,6 +152,17 @@ const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length))
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  │  '));
 rmSync(work, { recursive: true, force: true });
 
+// 1 MB of each input shape, end to end: time linear in input size (bench/shapes.mjs); cg expand with
+// many markers (bench/expand.mjs).
+{
+  const { benchShapes } = await import('./shapes.mjs');
+  const { benchExpand } = await import('./expand.mjs');
+  const shapeRows = [...benchShapes({ bin, env }), ...benchExpand({ bin, env })];
+  const w = [0, 1, 2, 3].map((i) => Math.max(...shapeRows.map((r) => r[i].length)));
+  console.log('');
+  for (const r of shapeRows) console.log(r.map((c, i) => c.padEnd(w[i])).join('  │  '));
+}
+
 // rtk parity on rtk's own fixtures (bench/rtk.mjs).
 {
   const { rtkLines } = await import('./rtk.mjs');

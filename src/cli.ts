@@ -2,8 +2,10 @@
  * argv → command. Only commander is loaded eagerly; each command module is imported when chosen,
  * and heavy modules (tokenizer, YAML, TOON) are imported deeper still, only when a decision needs
  * them. Usage and config errors print one line `cg: …` and exit 2; nothing prints a stack trace.
+ * An unknown command word, or options written before the command, are sorted out by cli-route.ts.
  */
 import type { Command } from 'commander';
+import { routeArgv } from './cli-route.js';
 import { FORMAT_CHOICES } from './input/transcript.js';
 import { TOKENIZERS } from './tokens.js';
 
@@ -361,7 +363,13 @@ export async function main(argv: string[]): Promise<number> {
     const program = await buildProgram((c) => {
       code = c;
     });
-    await program.parseAsync(argv, { from: 'user' });
+    // A word commander would hand to the default command: a typo, or options before the command.
+    const route = routeArgv(argv, program);
+    if ('error' in route) {
+      process.stderr.write(`cg: ${route.error}\n`);
+      return 2;
+    }
+    await program.parseAsync(route.argv, { from: 'user' });
     return code;
   } catch (err) {
     if (isCommanderError(err)) {
