@@ -48,11 +48,14 @@ Examples:
 const HOOK_EXAMPLES = `
 Examples:
   cg init claude                            install it (cg hook claude) in ~/.claude/settings.json
-  echo '{"tool_name":"Bash","tool_input":{"command":"pytest -q"}}' | cg hook claude
+  cg doctor                                 check every installed integration
+  seq 3000 | jq -Rs '{hook_event_name:"PostToolUse",tool_name:"Bash",tool_input:{command:"seq 3000"},
+    tool_response:{stdout:.,stderr:"",interrupted:false,isImage:false}}' | cg hook claude
 
-Prints nothing (the call runs unchanged) for commands no filter handles, pipelines, redirections to
-files, heredocs, interactive programs, with CG_DISABLE=1, and on any problem of its own.
-CG_HOOK_DEBUG=1 says on stderr what it decided and why.
+Claude Code (PostToolUse) and Gemini CLI (AfterTool): the tool runs as approved, then the hook hands
+back a shorter output. Codex (PreToolUse): only commands no Codex rule names are wrapped in cg run.
+Prints nothing (the call goes on unchanged) for small outputs, tools or commands cg leaves alone,
+with CG_DISABLE=1, and on any problem of its own. CG_HOOK_DEBUG=1 says on stderr what it decided.
 `;
 
 const INIT_EXAMPLES = `
@@ -232,12 +235,15 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
   const { Argument } = await import('commander');
   program
     .command('hook')
-    .description("an agent's PreToolUse hook: reads the hook JSON on stdin, wraps shell commands in cg run")
-    .addArgument(new Argument('<agent>', 'claude or codex').choices(['claude', 'codex']))
+    .description(
+      "an agent host's hook: reads the hook JSON on stdin; replaces tool output (claude, gemini) or wraps shell commands in cg run (codex)",
+    )
+    .addArgument(new Argument('<host>', 'claude, codex or gemini').choices(['claude', 'codex', 'gemini']))
+    .option('--mcp-tool <name>', "the host's name for cg's MCP cg_expand tool: marker hints name it")
     .addHelpText('after', HOOK_EXAMPLES)
-    .action(async (agent: 'claude' | 'codex') => {
+    .action(async (host: 'claude' | 'codex' | 'gemini', flags: { mcpTool?: string }) => {
       const { hookSubcommand } = await import('./commands/hook.js');
-      setExit(await hookSubcommand(agent));
+      setExit(await hookSubcommand(host, flags.mcpTool ? { mcpTool: flags.mcpTool } : {}));
     });
 
   program
@@ -307,10 +313,11 @@ export async function main(argv: string[]): Promise<number> {
       const { compressCommand } = await import('./commands/compress.js');
       return await compressCommand({ format: 'auto' });
     }
-    if (argv[0] === 'hook' && (argv[1] === 'claude' || argv[1] === 'codex') && argv.length === 2) {
-      // The agent's hook runs before every shell call: it too skips the argument parser.
-      const { hookSubcommand } = await import('./commands/hook.js');
-      return await hookSubcommand(argv[1]);
+    if (argv[0] === 'hook' && (argv[1] === 'claude' || argv[1] === 'codex' || argv[1] === 'gemini')) {
+      // The agent's hook runs on every tool call: it too skips the argument parser when it can.
+      const { hookSubcommand, parseHookArgs } = await import('./commands/hook.js');
+      const flags = parseHookArgs(argv.slice(2));
+      if (flags) return await hookSubcommand(argv[1], flags);
     }
     const program = await buildProgram((c) => {
       code = c;
