@@ -63,6 +63,7 @@ Examples:
   cg init claude --dry-run                  show the change to ~/.claude/settings.json
   cg init claude --project                  ./.claude/settings.json instead
   cg init codex                             ~/.codex/hooks.json
+  cg init gemini                            ~/.gemini/settings.json (the hook and cg's MCP server)
   cg init claude --uninstall                take the hook out again
   cg init agents-md >> AGENTS.md            tell the agent about <<cg:KEY>> markers
 `;
@@ -249,13 +250,18 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
   program
     .command('init')
     .description(
-      "add cg's hook to an agent's settings (claude, codex), or print agent instructions (agents-md)",
+      "add cg's hook to an agent host's settings (claude, codex, gemini), or print agent instructions (agents-md)",
     )
     .addArgument(
-      new Argument('<target>', 'claude, codex or agents-md').choices(['claude', 'codex', 'agents-md']),
+      new Argument('<target>', 'claude, codex, gemini or agents-md').choices([
+        'claude',
+        'codex',
+        'gemini',
+        'agents-md',
+      ]),
     )
-    .option('--global', 'user-wide settings (~/.claude, ~/.codex; the default)')
-    .option('--project', "this project's settings (./.claude, ./.codex)")
+    .option('--global', 'user-wide settings (~/.claude, ~/.codex, ~/.gemini; the default)')
+    .option('--project', "this project's settings (./.claude, ./.codex, ./.gemini)")
     .option('--dry-run', 'print the change as a diff; write nothing')
     .option('--uninstall', "remove cg's hook, leaving everything else as it was")
     .addHelpText('after', INIT_EXAMPLES)

@@ -36,7 +36,11 @@ export interface HookDeps extends HookFlags {
 }
 
 /** The answer to print for one payload, or undefined for "leave the call alone". Never throws. */
-export async function hookAnswer(host: HostName, payload: string, deps: HookDeps = {}): Promise<string | undefined> {
+export async function hookAnswer(
+  host: HostName,
+  payload: string,
+  deps: HookDeps = {},
+): Promise<string | undefined> {
   const env = deps.env ?? process.env;
   try {
     if (env.CG_DISABLE === '1') return undefined;

@@ -18,7 +18,11 @@ import { basename, dirname, join } from 'node:path';
 export type Verdict = { matched: false } | { matched: true; why: string };
 
 /** Whether any Codex rule (or doubt) applies to any of these argvs. */
-export type PolicyCheck = (argvs: readonly (readonly string[])[], cwd: string, env: NodeJS.ProcessEnv) => Promise<Verdict>;
+export type PolicyCheck = (
+  argvs: readonly (readonly string[])[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+) => Promise<Verdict>;
 
 /** Requirement files that can carry an admin's exec policy (not evaluated by `execpolicy check`). */
 const REQUIREMENTS = ['/etc/codex/requirements.toml', '/etc/codex/managed_config.toml'];
@@ -62,7 +66,11 @@ function check(bin: string, files: readonly string[], argv: readonly string[]): 
   const args = ['execpolicy', 'check', ...files.flatMap((f) => ['--rules', f]), '--', ...argv];
   return new Promise((resolve) => {
     execFile(bin, args, { timeout: 5000, maxBuffer: 1 << 20 }, (err, stdout) => {
-      if (err) return resolve({ matched: true, why: `codex execpolicy check failed: ${err.message.split('\n')[0]}` });
+      if (err)
+        return resolve({
+          matched: true,
+          why: `codex execpolicy check failed: ${err.message.split('\n')[0]}`,
+        });
       try {
         const r = JSON.parse(stdout) as { matchedRules?: unknown[]; decision?: string };
         resolve(

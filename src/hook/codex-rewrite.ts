@@ -18,7 +18,7 @@
  */
 import type { FilterSource } from '../component.js';
 import { shellQuote } from '../run/quote.js';
-import { type PolicyCheck, codexPolicy } from './codex-policy.js';
+import { codexPolicy, type PolicyCheck } from './codex-policy.js';
 import { readShellCall, rewriteAnswer } from './protocol.js';
 import { decideRewrite } from './rewrite.js';
 
@@ -79,7 +79,11 @@ export async function codexRewrite(
     o.debug?.('left alone: Codex may ask about this command');
     return undefined;
   }
-  const verdict = await (o.codexPolicy ?? codexPolicy)([...decision.segments, ...decision.wrapper], cwd, o.env);
+  const verdict = await (o.codexPolicy ?? codexPolicy)(
+    [...decision.segments, ...decision.wrapper],
+    cwd,
+    o.env,
+  );
   if (verdict.matched) {
     o.debug?.(`left alone: ${verdict.why}`);
     return undefined;

@@ -37,7 +37,10 @@ export interface Compacted {
 const nothing = async (): Promise<undefined> => undefined;
 
 /** The texts compacted for a model reader. Never throws. */
-export async function compactForModel(texts: readonly ModelText[], o: CompactForModelOptions): Promise<Compacted> {
+export async function compactForModel(
+  texts: readonly ModelText[],
+  o: CompactForModelOptions,
+): Promise<Compacted> {
   const worth = texts.map((t) => t.text.length >= MIN_CHARS && !t.text.includes('\u0000'));
   if (!worth.some(Boolean)) {
     o.debug?.(`left alone: every text is under ${MIN_CHARS} characters`);

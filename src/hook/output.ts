@@ -8,8 +8,9 @@
  * module only ties them together. cg's own MCP tools (cg_expand above all: its output is what a
  * marker stood for) are never touched. No answer means "the model reads the tool's own output".
  */
-import { closeSync, fstatSync, openSync, readSync, constants as fsc } from 'node:fs';
+
 import { isUtf8 } from 'node:buffer';
+import { closeSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
 import { type FileReader, isObject, shapeCovers, type ToolShape } from '../hosts/host.js';
 import { type CompactForModelOptions, compactForModel } from './compact.js';
 
@@ -49,14 +50,20 @@ export async function replacementAnswer(
     return undefined;
   }
   try {
-    const found = shape.read(result.response, result.input, o.files ?? readTextFile);
+    const found = shape.read(result.response, result.input, o.files ?? readTextFile, o.env);
     if (!found) {
       o.debug?.(`left alone: no text in this ${result.tool} response`);
       return undefined;
     }
     const compacted = await compactForModel(found.texts, o);
     if (compacted.texts.every((c) => c === undefined)) return undefined;
-    const updated = found.rebuild(compacted.texts.map((c, i) => c ?? found.texts[i]!.text));
+    const texts = compacted.texts.map((c, i) => c ?? found.texts[i]!.text);
+    const chars = texts.reduce((n, t) => n + t.length, 0);
+    if (found.maxChars !== undefined && chars > found.maxChars) {
+      o.debug?.(`left alone: ${chars} characters, still over the ${found.maxChars} the host shows inline`);
+      return undefined;
+    }
+    const updated = found.rebuild(texts);
     const answer = await shape.answer(updated, {
       stash: compacted.stash,
       ...(o.mcpTool !== undefined ? { mcpTool: o.mcpTool } : {}),

@@ -10,7 +10,9 @@
  * tools take `updatedMCPToolOutput`, a content-block list. A Bash output over ~30,000 characters
  * reaches the hook as a 30 KB head plus `persistedOutputPath` (the model would read a 2 KB
  * `<persisted-output>` preview); cg compacts the whole file instead and drops the persisted fields
- * so its version is what the model reads. A Bash command that exits non-zero fires
+ * so its version is what the model reads — when it fits inline (30,000 characters; a longer
+ * replacement is persisted again and previewed, so then the host's own handling stays). A Bash
+ * command that exits non-zero fires
  * PostToolUseFailure, which carries only the first ~10,000 characters as `error` and accepts no
  * replacement: cg cannot shorten failing commands in Claude Code.
  */
@@ -18,18 +20,26 @@ import { isAbsolute } from 'node:path';
 import { languageOfPath } from '../code/languages.js';
 import { type Host, isObject, type Replaceable, type ToolShape } from './host.js';
 
+/**
+ * Claude Code keeps a Bash output up to this many characters inline (BASH_MAX_OUTPUT_LENGTH
+ * changes it); a longer one — a replacement too — goes to a file and the model reads a 2 KB preview.
+ */
+const BASH_INLINE_CHARS = 30_000;
+
 /** Where the model reads Bash output: stdout, then stderr on its own line. */
 function bashText(stdout: string, stderr: string): string {
   return stdout && stderr ? `${stdout}\n${stderr}` : stdout || stderr;
 }
 
-const postToolUse = (key: 'updatedToolOutput' | 'updatedMCPToolOutput') => (updated: unknown): unknown => ({
-  hookSpecificOutput: { hookEventName: 'PostToolUse', [key]: updated },
-});
+const postToolUse =
+  (key: 'updatedToolOutput' | 'updatedMCPToolOutput') =>
+  (updated: unknown): unknown => ({
+    hookSpecificOutput: { hookEventName: 'PostToolUse', [key]: updated },
+  });
 
 const BASH: ToolShape = {
   tools: ['Bash'],
-  read(response, input, files): Replaceable | undefined {
+  read(response, input, files, env): Replaceable | undefined {
     if (!isObject(response) || response.isImage === true) return undefined;
     const { stdout, stderr } = response;
     if (typeof stdout !== 'string' || (stderr !== undefined && typeof stderr !== 'string')) return undefined;
@@ -40,6 +50,7 @@ const BASH: ToolShape = {
     const text = full ?? bashText(stdout, stderr ?? '');
     return {
       texts: [{ text, ...(command !== undefined ? { command } : {}) }],
+      maxChars: Number(env.BASH_MAX_OUTPUT_LENGTH) || BASH_INLINE_CHARS,
       rebuild: ([out]) => {
         const { persistedOutputPath: _p, persistedOutputSize: _s, ...rest } = response;
         return { ...rest, stdout: out, stderr: '' };

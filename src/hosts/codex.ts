@@ -37,7 +37,8 @@ export const CODEX: Host = {
     check(answer) {
       const out = isObject(answer) && isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
       if (out.hookEventName !== 'PreToolUse') return 'the answer names no PreToolUse hookEventName';
-      if (out.permissionDecision !== 'allow') return 'Codex applies updatedInput only with permissionDecision "allow"';
+      if (out.permissionDecision !== 'allow')
+        return 'Codex applies updatedInput only with permissionDecision "allow"';
       const input = out.updatedInput;
       if (!isObject(input) || typeof input.command !== 'string' || !input.command.includes(' run -- ')) {
         return 'the answer has no updatedInput.command going through cg run';
@@ -47,6 +48,6 @@ export const CODEX: Host = {
   },
   afterInstall: [
     'Codex runs a new hook only once you trust it: open /hooks in Codex and trust "cg hook codex" (codex exec skips untrusted hooks silently)',
-    "commands a Codex rule names (allow, prompt, forbidden) are never rewritten; cg doctor says whether the sandbox lets cg write its store",
+    'commands a Codex rule names (allow, prompt, forbidden) are never rewritten; cg doctor says whether the sandbox lets cg write its store',
   ],
 };

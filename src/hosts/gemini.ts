@@ -40,7 +40,10 @@ async function tailCall(updated: unknown, ctx: AnswerContext): Promise<unknown> 
   const key = await ctx.stash(updated);
   if (key === undefined) return undefined;
   return {
-    hookSpecificOutput: { hookEventName: 'AfterTool', tailToolCallRequest: { name: ctx.mcpTool, args: { key } } },
+    hookSpecificOutput: {
+      hookEventName: 'AfterTool',
+      tailToolCallRequest: { name: ctx.mcpTool, args: { key } },
+    },
   };
 }
 
@@ -91,7 +94,12 @@ export const GEMINI: Host = {
   name: 'gemini',
   title: 'Gemini CLI',
   settingsFile(scope, env, cwd, home) {
-    const dir = scope === 'project' ? `${cwd}/.gemini` : env.GEMINI_CLI_HOME ? `${env.GEMINI_CLI_HOME}/.gemini` : `${home}/.gemini`;
+    const dir =
+      scope === 'project'
+        ? `${cwd}/.gemini`
+        : env.GEMINI_CLI_HOME
+          ? `${env.GEMINI_CLI_HOME}/.gemini`
+          : `${home}/.gemini`;
     return `${dir}/settings.json`;
   },
   entries: [
@@ -126,10 +134,15 @@ export const GEMINI: Host = {
       if (!isObject(tail) || typeof tail.name !== 'string' || !isObject(tail.args)) {
         return 'the answer has no hookSpecificOutput.tailToolCallRequest {name, args}';
       }
-      return tail.name === GEMINI_MCP_TOOL ? undefined : `the tail call names ${tail.name}, not ${GEMINI_MCP_TOOL}`;
+      return tail.name === GEMINI_MCP_TOOL
+        ? undefined
+        : `the tail call names ${tail.name}, not ${GEMINI_MCP_TOOL}`;
     },
   },
   afterInstall: [
     'it applies to Gemini CLI sessions started from now on (hooks and the cg MCP server); check them with /hooks and /mcp',
   ],
 };
+
+/** The name cg's MCP server is registered under in Gemini CLI's settings (its tools: mcp_cg_…). */
+export const GEMINI_MCP_SERVER = 'cg';

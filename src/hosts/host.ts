@@ -24,6 +24,11 @@ export interface Replaceable {
   texts: ModelText[];
   /** The host's replacement object, from the texts as compacted (same order, same count). */
   rebuild(compacted: readonly string[]): unknown;
+  /**
+   * The most characters the host shows the model inline: a longer replacement would itself be cut
+   * to the host's preview, so the host's own handling of the original is left in place instead.
+   */
+  maxChars?: number;
 }
 
 /** How one tool's output (the payload's tool_response) is read and rebuilt. */
@@ -31,7 +36,12 @@ export interface ToolShape {
   /** Tool names this shape applies to: exact names, or a prefix ending in `*` (MCP tools). */
   tools: readonly string[];
   /** The replaceable texts, or undefined when this response is not one to touch. */
-  read(response: unknown, input: Record<string, unknown>, files: FileReader): Replaceable | undefined;
+  read(
+    response: unknown,
+    input: Record<string, unknown>,
+    files: FileReader,
+    env: NodeJS.ProcessEnv,
+  ): Replaceable | undefined;
   /** Wraps a rebuilt output in the host's hook answer; undefined when it cannot be handed back. */
   answer(updated: unknown, ctx: AnswerContext): unknown | Promise<unknown>;
 }
