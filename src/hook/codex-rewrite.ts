@@ -1,7 +1,8 @@
 /**
  * Codex's PreToolUse hook: Codex (0.171) lets no hook replace a tool's output in place, so the
  * lever is `updatedInput` — a shell command that Codex would run without asking is rewritten to go
- * through `cg run` (hook/rewrite.ts), which compacts its output for the model. The rewrite must
+ * through `cg run` (hook/rewrite.ts), which compacts its output for the model: commands a cg filter
+ * knows, and read-only programs whose output runs long (cat, grep, git, … — hook/programs.ts). The rewrite must
  * leave every Codex decision as it was:
  *
  *   - no Codex rule may match the original's commands or cg's words in front of them
@@ -19,6 +20,7 @@
 import type { FilterSource } from '../component.js';
 import { shellQuote } from '../run/quote.js';
 import { codexPolicy, type PolicyCheck } from './codex-policy.js';
+import { isOutputHeavy } from './programs.js';
 import { readShellCall, rewriteAnswer } from './protocol.js';
 import { decideRewrite } from './rewrite.js';
 
@@ -44,6 +46,12 @@ function mightBeDangerous(argv: readonly string[]): boolean {
   return sub !== undefined && DANGEROUS_GIT.has(sub);
 }
 
+/** The program's base name in a selector (`git log -p` → git, `/usr/bin/cat x` → cat). */
+function programName(selector: string): string {
+  const word = selector.split(' ', 1)[0] ?? '';
+  return word.slice(word.lastIndexOf('/') + 1);
+}
+
 /** `'/usr/bin/node' '/…/bin/cg.js'`: the cg that is running this hook. */
 export function selfInvocation(): string {
   const script = process.argv[1];
@@ -62,7 +70,10 @@ export async function codexRewrite(
     ...(o.session !== undefined ? { session: o.session } : {}),
     invocation: o.invocation ?? selfInvocation(),
     cgEnv: { CG_READER: 'model' },
+    // --force: a cg run that predates CG_READER still compacts though Codex captures to a file.
+    runFlags: ' --force',
     handles: async (command) => {
+      if (isOutputHeavy(programName(command))) return true;
       source ??= Promise.resolve((o.filters ?? realFilters)(cwd, o.env));
       return (await (await source).select(command, '')) !== undefined;
     },

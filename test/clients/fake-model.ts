@@ -18,6 +18,8 @@ export type Provider = 'anthropic' | 'responses' | 'gemini';
 export interface Call {
   name: string;
   input: Record<string, unknown>;
+  /** Responses API: the namespace of a namespaced tool (Codex puts MCP servers' tools in one). */
+  namespace?: string;
 }
 
 /** The next call, from the step number and the tool results the client has sent back so far. */
@@ -214,6 +216,7 @@ function responses(script: Script, body: Body, res: ServerResponse): void {
         id: `fc_${step}`,
         call_id: `call_${step}`,
         name: call.name,
+        ...(call.namespace !== undefined ? { namespace: call.namespace } : {}),
         arguments: JSON.stringify(call.input),
         status: 'completed',
       }

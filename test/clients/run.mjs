@@ -52,7 +52,12 @@ const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], 
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-const inner = `ip link set lo up && exec "${process.execPath}" "${vitest}" run --config "${join(here, 'vitest.config.ts')}"`;
+// Extra arguments pick files, as with vitest: `npm run test:clients -- codex`.
+const extra = process.argv
+  .slice(2)
+  .map((a) => `'${a.replaceAll("'", `'\\''`)}'`)
+  .join(' ');
+const inner = `ip link set lo up && exec "${process.execPath}" "${vitest}" run --config "${join(here, 'vitest.config.ts')}" ${extra}`;
 const useNetns =
   process.getuid?.() === 0 && existsSync('/usr/bin/unshare') && process.env.CG_CLIENTS_NO_NETNS !== '1';
 if (!useNetns) {
