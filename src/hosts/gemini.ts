@@ -107,7 +107,8 @@ export const GEMINI: Host = {
       event: 'AfterTool',
       matcher: 'run_shell_command|read_file|read_many_files|grep_search|search_file_content|glob|web_fetch',
       args: ['gemini', '--mcp-tool', GEMINI_MCP_TOOL],
-      timeout: 10,
+      // Milliseconds, in Gemini CLI's settings.
+      timeout: 10_000,
     },
   ],
   legacyEvents: [],

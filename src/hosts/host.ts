@@ -64,7 +64,8 @@ export interface HookEntry {
   matcher: string;
   /** Arguments after `cg hook` (the host name first). */
   args: readonly string[];
-  /** Seconds the host waits before going ahead without the hook. */
+  /** How long the host waits before going ahead without the hook, in the host's unit (Claude Code
+   * and Codex: seconds; Gemini CLI: milliseconds). */
   timeout: number;
 }
 
