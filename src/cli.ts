@@ -232,7 +232,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       setExit(await statsCommand(flags));
     });
 
-  // Agent integrations: the PreToolUse hook, its installer, the MCP server, shell completions.
+  // Agent integrations: the hooks, their installer and doctor, the MCP server, shell completions.
   const { Argument } = await import('commander');
   program
     .command('hook')
@@ -279,6 +279,29 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
             out += s;
           },
           err: (s) => process.stderr.write(s),
+        }),
+      );
+      await writeOut(out);
+    });
+
+  program
+    .command('doctor')
+    .description(
+      'check every installed agent integration: installed, trusted, host version, and the hook answering as the host expects',
+    )
+    .action(async () => {
+      const [{ doctorCommand }, { writeOut }] = await Promise.all([
+        import('./commands/doctor.js'),
+        import('./io.js'),
+      ]);
+      let out = '';
+      setExit(
+        await doctorCommand({
+          env: process.env,
+          cwd: process.cwd(),
+          out: (s) => {
+            out += s;
+          },
         }),
       );
       await writeOut(out);

@@ -6,8 +6,8 @@
  *
  * as text in, text out, and every byte outside what cg adds or removes stays as the user wrote it:
  * indentation, key order, comments (JSONC), one-line arrays, the final newline. Offsets come from
- * jsonc-parser's parse tree; removals are its `modify` edits; an insertion is written here, indented
- * like its new siblings. Installing is idempotent, and it migrates: cg handlers under a legacy event
+ * jsonc-parser's parse tree; insertions (indented like their new siblings) and removals (with their
+ * separator) are cut in here, so an install followed by an uninstall gives back the original bytes. Installing is idempotent, and it migrates: cg handlers under a legacy event
  * (an older cg's PreToolUse) or with an older command line are removed before the current entries
  * go in, so one `cg init` leaves exactly one cg entry per event. Uninstalling removes only cg's own
  * handlers, and the groups, lists and `hooks` object that this leaves empty.
@@ -27,8 +27,6 @@ async function jsonc(): Promise<Jsonc> {
 const parseTree: Jsonc['parseTree'] = (...a) => J!.parseTree(...a);
 const findNodeAtLocation: Jsonc['findNodeAtLocation'] = (...a) => J!.findNodeAtLocation(...a);
 const getNodeValue: Jsonc['getNodeValue'] = (...a) => J!.getNodeValue(...a);
-const modify: Jsonc['modify'] = (...a) => J!.modify(...a);
-const applyEdits: Jsonc['applyEdits'] = (...a) => J!.applyEdits(...a);
 
 export interface CgEntry {
   event: string;
@@ -102,8 +100,24 @@ function insert(text: string, path: (string | number)[], key: string | undefined
   return `${text.slice(0, end)},${eol}${inner}${label}${pretty(value, unit, inner).replace(/\n/g, eol)}${text.slice(end)}`;
 }
 
+/**
+ * Removes a member or element exactly: with the separator before it (or after it, when it comes
+ * first), so removing what insert() added gives back the bytes it was added to.
+ */
 function remove(text: string, path: (string | number)[]): string {
-  return applyEdits(text, modify(text, path, undefined, {}));
+  const node = findNodeAtLocation(parseTree(text)!, path);
+  if (!node) return text;
+  const target = node.parent?.type === 'property' ? node.parent : node;
+  const container = target.parent!;
+  const siblings = container.children ?? [];
+  const i = siblings.indexOf(target);
+  const end = target.offset + target.length;
+  if (i > 0) {
+    const prev = siblings[i - 1]!;
+    return text.slice(0, prev.offset + prev.length) + text.slice(end);
+  }
+  if (siblings.length > 1) return text.slice(0, target.offset) + text.slice(siblings[1]!.offset);
+  return text.slice(0, container.offset + 1) + text.slice(container.offset + container.length - 1);
 }
 
 interface Found {
@@ -238,7 +252,8 @@ export async function uninstallHooks(text: string | undefined, events: readonly 
 }
 
 /** The value at a path of the settings, or undefined (also for text that does not parse). */
-export function valueAt(text: string, path: (string | number)[]): unknown {
+export async function valueAt(text: string, path: (string | number)[]): Promise<unknown> {
+  await jsonc();
   const p = parse(text);
   if ('reason' in p) return undefined;
   const node = findNodeAtLocation(p.root, path);

@@ -40,7 +40,7 @@ export const CODEX: Host = {
       if (out.permissionDecision !== 'allow')
         return 'Codex applies updatedInput only with permissionDecision "allow"';
       const input = out.updatedInput;
-      if (!isObject(input) || typeof input.command !== 'string' || !input.command.includes(' run -- ')) {
+      if (!isObject(input) || typeof input.command !== 'string' || !/ run( --\S+)* -- /.test(input.command)) {
         return 'the answer has no updatedInput.command going through cg run';
       }
       return undefined;
