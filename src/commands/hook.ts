@@ -29,6 +29,8 @@ export interface HookDeps extends HookFlags {
   env?: NodeJS.ProcessEnv;
   /** The filters for an agent working in cwd (tests pass a fake; the default reads the real ones). */
   filters?: (cwd: string, env: NodeJS.ProcessEnv) => FilterSource | Promise<FilterSource>;
+  /** How a Codex rewrite names cg (tests pass `cg`; the default is this node and script). */
+  invocation?: string;
   /** Codex's verdict on commands (tests pass a fake; the default asks Codex). */
   codexPolicy?: import('../hook/codex-policy.js').PolicyCheck;
   /** Told what was decided and why. */
