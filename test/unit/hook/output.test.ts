@@ -11,17 +11,22 @@ const lines = (n: number, f: (i: number) => string = (i) => `line ${i + 1} of th
 
 function world() {
   const dir = tempDir('cg-hook-out-');
-  const env = {
+  const env: Record<string, string> = {
     CG_STORE_DIR: join(dir, 'store'),
     CG_STATE_DIR: join(dir, 'state'),
     XDG_CONFIG_HOME: join(dir, 'config'),
     HOME: dir,
   };
-  const store = createFsStore({ dir: env.CG_STORE_DIR, ttlDays: 1, maxBytes: 1 << 30, compress: false });
+  const store = createFsStore({ dir: env.CG_STORE_DIR!, ttlDays: 1, maxBytes: 1 << 30, compress: false });
   return { dir, env, store };
 }
 
-async function answer(host: 'claude' | 'gemini', payload: Record<string, unknown>, w = world(), extra = {}) {
+async function answer(
+  host: 'claude' | 'gemini',
+  payload: Record<string, unknown>,
+  w: { dir: string; env: Record<string, string>; store: ReturnType<typeof createFsStore> } = world(),
+  extra = {},
+) {
   const result = readToolResult(payload)!;
   const text = await replacementAnswer(toolShapes(host), result, { cwd: w.dir, env: w.env, ...extra });
   return { json: text === undefined ? undefined : JSON.parse(text), w };
