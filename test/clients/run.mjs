@@ -3,7 +3,7 @@
 // clients can reach nothing but the scripted model servers the tests start on 127.0.0.1.
 // A client that cannot be installed is reported and its tests are skipped, by name, never passed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -70,4 +70,6 @@ const r = spawnSync('unshare', ['-n', 'sh', '-c', inner], {
   stdio: 'inherit',
   env: { ...process.env, CG_CLIENTS_STATUS: statusFile },
 });
+// Each run's worlds (homes, projects, stores) go, unless kept to look into: CG_CLIENTS_KEEP=1.
+if (process.env.CG_CLIENTS_KEEP !== '1') rmSync(join(cache, 'runs'), { recursive: true, force: true });
 process.exit(r.status ?? 1);
