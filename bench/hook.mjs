@@ -39,37 +39,72 @@ const bash = (command, stdout) =>
   });
 
 function pytestOutput() {
-  const lines = ['============================= test session starts ==============================', 'collected 150 items', ''];
-  for (let i = 0; i < 150; i++) lines.push(`tests/test_calc.py::test_case_${i} ${i % 37 === 0 ? 'FAILED' : 'PASSED'}  [ ${Math.round((i / 150) * 100)}%]`);
+  const lines = [
+    '============================= test session starts ==============================',
+    'collected 150 items',
+    '',
+  ];
+  for (let i = 0; i < 150; i++)
+    lines.push(
+      `tests/test_calc.py::test_case_${i} ${i % 37 === 0 ? 'FAILED' : 'PASSED'}  [ ${Math.round((i / 150) * 100)}%]`,
+    );
   lines.push('', '=================================== FAILURES ===================================');
-  for (let i = 0; i < 150; i += 37) lines.push(`___ test_case_${i} ___`, '    def test():', `>       assert describe(${i}) == want`, `E       AssertionError: record ${i} differs`, '');
+  for (let i = 0; i < 150; i += 37)
+    lines.push(
+      `___ test_case_${i} ___`,
+      '    def test():',
+      `>       assert describe(${i}) == want`,
+      `E       AssertionError: record ${i} differs`,
+      '',
+    );
   lines.push('=========================== short test summary info ============================');
-  for (let i = 0; i < 150; i += 37) lines.push(`FAILED tests/test_calc.py::test_case_${i} - AssertionError: record ${i} differs`);
+  for (let i = 0; i < 150; i += 37)
+    lines.push(`FAILED tests/test_calc.py::test_case_${i} - AssertionError: record ${i} differs`);
   lines.push('========================= 5 failed, 145 passed in 0.31s =========================');
   return lines.join('\n');
 }
 
 export async function hookBench({ runs = 7 } = {}) {
   const work = mkdtempSync(join(tmpdir(), 'cg-bench-hook-'));
-  const env = { ...process.env, CG_STORE_DIR: join(work, 'store'), CG_STATE_DIR: join(work, 'state'), XDG_CONFIG_HOME: join(work, 'cfg') };
+  const env = {
+    ...process.env,
+    CG_STORE_DIR: join(work, 'store'),
+    CG_STATE_DIR: join(work, 'state'),
+    XDG_CONFIG_HOME: join(work, 'cfg'),
+  };
   delete env.CG_DISABLE;
   delete env.CG_HOOK_DEBUG;
-  const log = Array.from({ length: 200 }, (_, i) => `2026-11-01T08:00:${String(i % 60).padStart(2, '0')}Z INFO [worker-${i % 8}] request id=${i * 7919} status=200`).join('\n');
+  const log = Array.from(
+    { length: 200 },
+    (_, i) =>
+      `2026-11-01T08:00:${String(i % 60).padStart(2, '0')}Z INFO [worker-${i % 8}] request id=${i * 7919} status=200`,
+  ).join('\n');
   const cases = [
     ['claude PostToolUse, small output (ls)', ['hook', 'claude'], bash('ls', 'README.md\nsrc\ntest\n')],
     ['claude PostToolUse, 16 KB log (cat)', ['hook', 'claude'], bash('cat app.log', log)],
-    ['claude PostToolUse, failing pytest -v', ['hook', 'claude'], bash('python3 -m pytest -v', pytestOutput())],
+    [
+      'claude PostToolUse, failing pytest -v',
+      ['hook', 'claude'],
+      bash('python3 -m pytest -v', pytestOutput()),
+    ],
     [
       'codex PreToolUse, pytest (a rewrite)',
       ['hook', 'codex'],
-      JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', cwd: root, tool_input: { command: 'python3 -m pytest -q' } }),
+      JSON.stringify({
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        cwd: root,
+        tool_input: { command: 'python3 -m pytest -q' },
+      }),
     ],
   ];
   const node = time(['-e', ''], '', env, runs);
   const lines = [`Hook latency (median of ${runs}; node -e '' ${node.toFixed(0)} ms on this machine now):`];
   for (const [label, args, input] of cases) {
     const ms = time([bin, ...args], input, env, runs);
-    lines.push(`  ${label.padEnd(40)} ${ms.toFixed(0).padStart(5)} ms  (${(ms / node).toFixed(2)}× node, +${(ms - node).toFixed(0)} ms)`);
+    lines.push(
+      `  ${label.padEnd(40)} ${ms.toFixed(0).padStart(5)} ms  (${(ms / node).toFixed(2)}× node, +${(ms - node).toFixed(0)} ms)`,
+    );
   }
   rmSync(work, { recursive: true, force: true });
   return lines;

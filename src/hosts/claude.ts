@@ -6,7 +6,7 @@
  *
  * Verified on the 2.1.332 binary (test/clients): the replacement must have the object shape of the
  * tool's own output — a plain string is silently ignored for built-in tools — and is then rendered
- * by the host as usual (Read's content gets the host's `N\t` line numbers from startLine). MCP
+ * by the host as usual (Read's content gets the host's `N\t` line numbers, see READ). MCP
  * tools take `updatedMCPToolOutput`, a content-block list. A Bash output over ~30,000 characters
  * reaches the hook as a 30 KB head plus `persistedOutputPath` (the model would read a 2 KB
  * `<persisted-output>` preview); cg compacts the whole file instead and drops the persisted fields
@@ -60,18 +60,33 @@ const BASH: ToolShape = {
   answer: postToolUse('updatedToolOutput'),
 };
 
+/**
+ * Claude Code numbers a Read's lines itself (`N\t` from startLine) and would number a replacement's
+ * lines 1, 2, 3 … however many were cut. So cg compacts the file as the model reads it, each line
+ * with its own number (skeleton keeps every kept line's number), and the host's counter comes in
+ * front of that: the file's own line numbers stay the ones the model sees, and the stash holds the
+ * numbered read byte for byte.
+ */
+function numbered(content: string, startLine: number): string {
+  return content
+    .split('\n')
+    .map((line, i) => `${startLine + i}\t${line}`)
+    .join('\n');
+}
+
 const READ: ToolShape = {
   tools: ['Read'],
   read(response): Replaceable | undefined {
     if (!isObject(response) || response.type !== 'text' || !isObject(response.file)) return undefined;
     const file = response.file;
     if (typeof file.content !== 'string' || typeof file.filePath !== 'string') return undefined;
+    const start = typeof file.startLine === 'number' && file.startLine > 0 ? file.startLine : 1;
     const lang = languageOfPath(file.filePath)?.name;
     return {
-      texts: [{ text: file.content, preset: 'coding', ...(lang ? { lang } : {}) }],
+      texts: [{ text: numbered(file.content, start), preset: 'coding', ...(lang ? { lang } : {}) }],
       rebuild: ([content]) => ({
         ...response,
-        file: { ...file, content, numLines: content!.split('\n').length },
+        file: { ...file, content, startLine: 1, numLines: content!.split('\n').length },
       }),
     };
   },

@@ -245,7 +245,12 @@ describe('cg hook codex on recorded PreToolUse payloads', () => {
     await hookAnswer(
       'codex',
       payload('make'),
-      deps({ filters: (cwd: string) => (dirs.push(cwd), fakeFilters()) }),
+      deps({
+        filters: (cwd: string) => {
+          dirs.push(cwd);
+          return fakeFilters();
+        },
+      }),
     );
     expect(dirs).toEqual(['/home/dev/todo-app']);
   });

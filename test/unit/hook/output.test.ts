@@ -119,9 +119,17 @@ describe('Claude Code PostToolUse replacement', () => {
     const updated = json.hookSpecificOutput.updatedToolOutput;
     expect(updated.type).toBe('text');
     expect(updated.file.filePath).toBe('/p/src/rules.py');
-    expect(updated.file.content.length).toBeLessThan(code.length / 2);
+    expect(updated.file.content.length).toBeLessThan(code.length * 0.75);
     expect(updated.file.numLines).toBe(updated.file.content.split('\n').length);
-    expect((await w.store.get(marker(updated.file.content)!))!.toString('utf8')).toBe(code);
+    // Each kept line carries the file's own line number, whatever was cut before it.
+    const kept = updated.file.content.split('\n').find((l: string) => l.includes('def rule_7('));
+    expect(kept).toMatch(/^36\tdef rule_7\(x\):$/);
+    // The stash is the read as the model would have seen it: every line with its number.
+    const numberedRead = code
+      .split('\n')
+      .map((l, i) => `${i + 1}\t${l}`)
+      .join('\n');
+    expect((await w.store.get(marker(updated.file.content)!))!.toString('utf8')).toBe(numberedRead);
   });
 
   it('replaces Grep content, Glob and Grep file lists, and WebFetch results in their own fields', async () => {
