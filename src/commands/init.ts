@@ -25,7 +25,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { unifiedDiff } from '../hook/diff.js';
 import {
@@ -87,13 +87,45 @@ export function settingsFileOf(host: Host, flags: InitFlags, ctx: InitContext): 
 }
 
 /** The host's entries as they go into its settings, with the command cg is run by. */
-export function entriesOf(host: Host, invocation: string) {
+export function entriesOf(host: Host, invocation: string, extra: readonly string[] = []) {
   return host.entries.map((e) => ({
     event: e.event,
     matcher: e.matcher,
     timeout: e.timeout,
-    command: `${invocation} hook ${e.args.map(shellQuote).join(' ')}`,
+    command: `${invocation} hook ${[...e.args, ...extra].map(shellQuote).join(' ')}`,
   }));
+}
+
+/**
+ * Claude Code's name for cg's MCP cg_expand tool, when `cg mcp` is registered with it (user scope in
+ * ~/.claude.json, or this project's .mcp.json): the hook then points marker hints at that tool.
+ */
+export function claudeMcpTool(flags: InitFlags, ctx: InitContext): string | undefined {
+  const home = ctx.env.HOME || homedir();
+  const read = (file: string): Record<string, unknown> | undefined => {
+    try {
+      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const servers: unknown[] = [];
+  if (flags.project) servers.push(read(join(ctx.cwd, '.mcp.json'))?.mcpServers);
+  else {
+    const user = read(join(home, '.claude.json'));
+    servers.push(
+      user?.mcpServers,
+      (user?.projects as Record<string, { mcpServers?: unknown }> | undefined)?.[ctx.cwd]?.mcpServers,
+    );
+  }
+  for (const list of servers) {
+    if (typeof list !== 'object' || list === null) continue;
+    for (const [name, entry] of Object.entries(list)) {
+      if (isCgMcpEntry(entry) && /^[A-Za-z0-9_-]+$/.test(name)) return `mcp__${name}__cg_expand`;
+    }
+  }
+  return undefined;
 }
 
 /** Gemini CLI's MCP server entry for cg. */
@@ -104,14 +136,13 @@ function mcpEntry(invocation: string): { command: string; args: string[]; trust:
   return { command: command!, args: [...args, 'mcp'], trust: true };
 }
 
+/** An MCP server entry that runs `cg mcp` (`cg mcp`, `node …/cg.js mcp`). */
 function isCgMcpEntry(v: unknown): boolean {
   if (typeof v !== 'object' || v === null) return false;
-  const args = (v as { args?: unknown }).args;
-  return (
-    Array.isArray(args) &&
-    args.at(-1) === 'mcp' &&
-    args.some((a) => typeof a === 'string' && /(^|\/)cg(\.js)?$/.test(a))
-  );
+  const { command, args } = v as { command?: unknown; args?: unknown };
+  if (!Array.isArray(args) || args.at(-1) !== 'mcp') return false;
+  const cg = (a: unknown) => typeof a === 'string' && /(^|\/)cg(\.js)?$/.test(a);
+  return cg(command) || args.some(cg);
 }
 
 async function edit(
@@ -119,11 +150,12 @@ async function edit(
   before: string | undefined,
   flags: InitFlags,
   invocation: string,
+  extra: readonly string[],
 ): Promise<Edit> {
   const events = [...host.entries.map((e) => e.event), ...host.legacyEvents];
   let result = flags.uninstall
     ? await uninstallHooks(before, events)
-    : await installHooks(before, entriesOf(host, invocation), host.legacyEvents);
+    : await installHooks(before, entriesOf(host, invocation, extra), host.legacyEvents);
   if (!result.ok || host.name !== 'gemini') return result;
   const text = result.text === '' ? (before ?? '') : result.text;
   const existing = text.trim() === '' ? undefined : await valueAt(text, ['mcpServers', GEMINI_MCP_SERVER]);
@@ -166,7 +198,14 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
   const host = hostNamed(target)!;
   const file = settingsFileOf(host, flags, ctx);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  const result = await edit(host, before, flags, ctx.invocation ?? selfCommand());
+  const mcpTool = host.name === 'claude' ? claudeMcpTool(flags, ctx) : undefined;
+  const result = await edit(
+    host,
+    before,
+    flags,
+    ctx.invocation ?? selfCommand(),
+    mcpTool ? ['--mcp-tool', mcpTool] : [],
+  );
   if (!result.ok) throw new ConfigError('', result.reason, file);
 
   if (!result.changed) {
@@ -206,6 +245,7 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
     return 0;
   }
   ctx.out(`cg: added the cg hook to ${file}${saved}\n`);
+  if (mcpTool) ctx.out(`cg: cg mcp is registered: marker hints name its tool ${mcpTool}\n`);
   for (const line of host.afterInstall) ctx.out(`cg: ${line}\n`);
   ctx.out(
     `cg: to tell the agent about <<cg:KEY>> markers: cg init agents-md >> ${host.name === 'claude' ? 'CLAUDE.md' : host.name === 'gemini' ? 'GEMINI.md' : 'AGENTS.md'}\n`,

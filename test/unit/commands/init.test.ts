@@ -129,6 +129,20 @@ describe('cg init claude', () => {
     expect(existsSync(file)).toBe(false);
   });
 
+  it('points marker hints at the MCP tool when cg mcp is registered with Claude Code', async () => {
+    const { home, run } = setup();
+    writeFileSync(
+      join(home, '.claude.json'),
+      JSON.stringify({ mcpServers: { cgx: { type: 'stdio', command: 'cg', args: ['mcp'] } } }),
+    );
+    const r = await run('claude');
+    expect(r.out).toContain('mcp__cgx__cg_expand');
+    const text = readFileSync(join(home, '.claude', 'settings.json'), 'utf8');
+    expect(handlers(text, 'PostToolUse').map((h) => h.command)).toEqual([
+      `${CG} hook claude --mcp-tool mcp__cgx__cg_expand`,
+    ]);
+  });
+
   it('--dry-run prints a diff and writes nothing', async () => {
     const { home, run } = setup();
     const r = await run('claude', { dryRun: true });
