@@ -163,6 +163,13 @@ rmSync(work, { recursive: true, force: true });
   for (const r of shapeRows) console.log(r.map((c, i) => c.padEnd(w[i])).join('  │  '));
 }
 
+// Hook latency on Claude Code and Codex payloads (bench/hook.mjs).
+{
+  const { hookBench } = await import('./hook.mjs');
+  console.log('');
+  for (const line of await hookBench()) console.log(line);
+}
+
 // rtk parity on rtk's own fixtures (bench/rtk.mjs).
 {
   const { rtkLines } = await import('./rtk.mjs');

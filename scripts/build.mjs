@@ -31,6 +31,8 @@ const external = [
   // chalk is only for `cg stats` on a terminal; bundled, its node:tty/node:os imports would be
   // hoisted into every start-up.
   'chalk',
+  // jsonc-parser is for `cg init` and `cg doctor` only (host settings files).
+  'jsonc-parser',
 ];
 
 // What every bundle here shares: one ESM file for Node 20, heavy dependencies left external.

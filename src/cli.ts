@@ -50,11 +50,14 @@ Examples:
 const HOOK_EXAMPLES = `
 Examples:
   cg init claude                            install it (cg hook claude) in ~/.claude/settings.json
-  echo '{"tool_name":"Bash","tool_input":{"command":"pytest -q"}}' | cg hook claude
+  cg doctor                                 check every installed integration
+  seq 3000 | jq -Rs '{hook_event_name:"PostToolUse",tool_name:"Bash",tool_input:{command:"seq 3000"},
+    tool_response:{stdout:.,stderr:"",interrupted:false,isImage:false}}' | cg hook claude
 
-Prints nothing (the call runs unchanged) for commands no filter handles, pipelines, redirections to
-files, heredocs, interactive programs, with CG_DISABLE=1, and on any problem of its own.
-CG_HOOK_DEBUG=1 says on stderr what it decided and why.
+Claude Code (PostToolUse) and Gemini CLI (AfterTool): the tool runs as approved, then the hook hands
+back a shorter output. Codex (PreToolUse): only commands no Codex rule names are wrapped in cg run.
+Prints nothing (the call goes on unchanged) for small outputs, tools or commands cg leaves alone,
+with CG_DISABLE=1, and on any problem of its own. CG_HOOK_DEBUG=1 says on stderr what it decided.
 `;
 
 const INIT_EXAMPLES = `
@@ -62,6 +65,7 @@ Examples:
   cg init claude --dry-run                  show the change to ~/.claude/settings.json
   cg init claude --project                  ./.claude/settings.json instead
   cg init codex                             ~/.codex/hooks.json
+  cg init gemini                            ~/.gemini/settings.json (the hook and cg's MCP server)
   cg init claude --uninstall                take the hook out again
   cg init agents-md >> AGENTS.md            tell the agent about <<cg:KEY>> markers
 `;
@@ -276,28 +280,36 @@ Examples:
       setExit(await statsCommand(flags));
     });
 
-  // Agent integrations: the PreToolUse hook, its installer, the MCP server, shell completions.
+  // Agent integrations: the hooks, their installer and doctor, the MCP server, shell completions.
   const { Argument } = await import('commander');
   program
     .command('hook')
-    .description("an agent's PreToolUse hook: reads the hook JSON on stdin, wraps shell commands in cg run")
-    .addArgument(new Argument('<agent>', 'claude or codex').choices(['claude', 'codex']))
+    .description(
+      "an agent host's hook: reads the hook JSON on stdin; replaces tool output (claude, gemini) or wraps shell commands in cg run (codex)",
+    )
+    .addArgument(new Argument('<host>', 'claude, codex or gemini').choices(['claude', 'codex', 'gemini']))
+    .option('--mcp-tool <name>', "the host's name for cg's MCP cg_expand tool: marker hints name it")
     .addHelpText('after', HOOK_EXAMPLES)
-    .action(async (agent: 'claude' | 'codex') => {
+    .action(async (host: 'claude' | 'codex' | 'gemini', flags: { mcpTool?: string }) => {
       const { hookSubcommand } = await import('./commands/hook.js');
-      setExit(await hookSubcommand(agent));
+      setExit(await hookSubcommand(host, flags.mcpTool ? { mcpTool: flags.mcpTool } : {}));
     });
 
   program
     .command('init')
     .description(
-      "add cg's hook to an agent's settings (claude, codex), or print agent instructions (agents-md)",
+      "add cg's hook to an agent host's settings (claude, codex, gemini), or print agent instructions (agents-md)",
     )
     .addArgument(
-      new Argument('<target>', 'claude, codex or agents-md').choices(['claude', 'codex', 'agents-md']),
+      new Argument('<target>', 'claude, codex, gemini or agents-md').choices([
+        'claude',
+        'codex',
+        'gemini',
+        'agents-md',
+      ]),
     )
-    .option('--global', 'user-wide settings (~/.claude, ~/.codex; the default)')
-    .option('--project', "this project's settings (./.claude, ./.codex)")
+    .option('--global', 'user-wide settings (~/.claude, ~/.codex, ~/.gemini; the default)')
+    .option('--project', "this project's settings (./.claude, ./.codex, ./.gemini)")
     .option('--dry-run', 'print the change as a diff; write nothing')
     .option('--uninstall', "remove cg's hook, leaving everything else as it was")
     .addHelpText('after', INIT_EXAMPLES)
@@ -315,6 +327,29 @@ Examples:
             out += s;
           },
           err: (s) => process.stderr.write(s),
+        }),
+      );
+      await writeOut(out);
+    });
+
+  program
+    .command('doctor')
+    .description(
+      'check every installed agent integration: installed, trusted, host version, and the hook answering as the host expects',
+    )
+    .action(async () => {
+      const [{ doctorCommand }, { writeOut }] = await Promise.all([
+        import('./commands/doctor.js'),
+        import('./io.js'),
+      ]);
+      let out = '';
+      setExit(
+        await doctorCommand({
+          env: process.env,
+          cwd: process.cwd(),
+          out: (s) => {
+            out += s;
+          },
         }),
       );
       await writeOut(out);
@@ -355,10 +390,11 @@ export async function main(argv: string[]): Promise<number> {
       const { compressCommand } = await import('./commands/compress.js');
       return await compressCommand({ format: 'auto' });
     }
-    if (argv[0] === 'hook' && (argv[1] === 'claude' || argv[1] === 'codex') && argv.length === 2) {
-      // The agent's hook runs before every shell call: it too skips the argument parser.
-      const { hookSubcommand } = await import('./commands/hook.js');
-      return await hookSubcommand(argv[1]);
+    if (argv[0] === 'hook' && (argv[1] === 'claude' || argv[1] === 'codex' || argv[1] === 'gemini')) {
+      // The agent's hook runs on every tool call: it too skips the argument parser when it can.
+      const { hookSubcommand, parseHookArgs } = await import('./commands/hook.js');
+      const flags = parseHookArgs(argv.slice(2));
+      if (flags) return await hookSubcommand(argv[1], flags);
     }
     const program = await buildProgram((c) => {
       code = c;
