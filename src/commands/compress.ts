@@ -12,7 +12,7 @@ import { compactText } from '../engine.js';
 import type { ConfigError } from '../errors.js';
 import type { FormatChoice } from '../input/transcript.js';
 import { isRewritableText, readStdin, stdoutIsRegularFile, warn, writeOut } from '../io.js';
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 import type { RunCounts } from '../stats/index.js';
 import { openStore } from '../store/open.js';
 import { createTokens, type TokenizerName, type Tokens } from '../tokens.js';

@@ -10,7 +10,7 @@
  * would keep nearly everything. Line endings (LF or CRLF) and a final newline are preserved.
  *
  * strategy `code` (and `rlm`, which maps to it for now) first asks a model to write a filter
- * program for a large output in a large request (src/components/extract-code.ts); whenever that
+ * program for a large output in a large request (src/llm/code-strategy.ts); whenever that
  * does not apply or fails, the deterministic strategy above runs instead, and --verbose says why.
  */
 import {
@@ -21,9 +21,9 @@ import {
   type ToolOutput,
 } from '../component.js';
 import { ConfigError } from '../errors.js';
+import { keywords } from '../input/keywords.js';
+import type { CodeStrategyConfig } from '../llm/code-strategy.js';
 import { boolean, integer, mapping, number, oneOf } from '../validate.js';
-import type { CodeStrategyConfig } from './extract-code.js';
-import { keywords } from './keywords.js';
 
 export type ExtractStrategy = 'deterministic' | 'code' | 'rlm';
 const STRATEGIES: readonly ExtractStrategy[] = ['deterministic', 'code', 'rlm'];
@@ -121,7 +121,7 @@ export const extract: OutputComponent<ExtractConfig> = {
 
   async run(o, cfg, ctx): Promise<Outcome> {
     if (cfg.strategy === 'deterministic') return deterministic(o, cfg, ctx);
-    const { codeStrategy } = await import('./extract-code.js');
+    const { codeStrategy } = await import('../llm/code-strategy.js');
     const r = await codeStrategy(o, cfg, ctx);
     if (r.ok) return framed(o.text, r.text, r.note);
     const fallback = await deterministic(o, cfg, ctx);

@@ -7,8 +7,8 @@
  * because an agent may need to match them verbatim later. Already-compact JSON is a skip.
  */
 import type { Outcome, OutputComponent } from '../component.js';
+import { compactJson, scanJson, trimmedRange } from '../json/text.js';
 import { integer, mapping } from '../validate.js';
-import { compactJson, scanJson, trimmedRange } from './json-text.js';
 
 export interface FormatConfig {
   /** Outputs with fewer tokens than this are left alone. */

@@ -13,8 +13,8 @@
  * conservative {.45,.20,.05,.05}. Ties go to the older output, so the choice is deterministic.
  */
 import { MARKER_SLOT, type Outcome, type TranscriptComponent } from '../component.js';
+import { keywords } from '../input/keywords.js';
 import { integer, mapping, oneOf } from '../validate.js';
-import { keywords } from './keywords.js';
 
 export type PhiProfile = 'balanced' | 'aggressive' | 'conservative';
 const PROFILES: readonly PhiProfile[] = ['balanced', 'aggressive', 'conservative'];

@@ -7,8 +7,8 @@
  * parsed JSON. @toon-format/toon is imported lazily inside run().
  */
 import type { Outcome, OutputComponent } from '../component.js';
+import { canonicalJson, compactJson, scanJson, trimmedRange } from '../json/text.js';
 import { integer, mapping, oneOf } from '../validate.js';
-import { canonicalJson, compactJson, scanJson, trimmedRange } from './json-text.js';
 
 export const TOON_DELIMITERS = [',', '\t', '|'] as const;
 export type ToonDelimiter = (typeof TOON_DELIMITERS)[number];

@@ -12,9 +12,9 @@
  */
 
 import type { MessageView } from '../component.js';
+import { type JsonNode, member, stringOf, toValue } from '../json/spans.js';
 import { messageList, TranscriptBuilder, textParts } from './builder.js';
 import { type CallInfo, detailsFromObject, renderCall } from './call-args.js';
-import { type JsonNode, member, stringOf, toValue } from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
 /** tool_result content blocks that hold text (images and documents do not). */

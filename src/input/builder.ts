@@ -4,7 +4,6 @@
  * JSON.stringify(newText) into exactly those string spans and nothing else.
  */
 import type { InputFormat, MessageView, StructuralEdit, ToolOutput } from '../component.js';
-import type { CallInfo } from './call-args.js';
 import {
   applyEdits,
   type Edit,
@@ -13,7 +12,8 @@ import {
   type JsonString,
   member,
   stringOf,
-} from './json-spans.js';
+} from '../json/spans.js';
+import type { CallInfo } from './call-args.js';
 import { replacementMessage } from './message-replace.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 

@@ -7,9 +7,10 @@
  *
  * Message views are one per element of `messages`, so ToolOutput.messageIndex indexes them.
  */
+
+import { type JsonNode, member, stringOf } from '../json/spans.js';
 import { messageList, TranscriptBuilder, textParts } from './builder.js';
 import { type CallInfo, detailsFromArguments, renderCall } from './call-args.js';
-import { type JsonNode, member, stringOf } from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
 /** Chat Completions content parts that hold text. */

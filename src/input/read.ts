@@ -10,9 +10,9 @@
  */
 import type { InputFormat } from '../component.js';
 import { UsageError } from '../errors.js';
+import { type JsonNode, member, parseJsonSpans, stringOf } from '../json/spans.js';
 import { readAnthropic } from './anthropic.js';
 import { messageList } from './builder.js';
-import { type JsonNode, member, parseJsonSpans, stringOf } from './json-spans.js';
 import { readOpenAI } from './openai.js';
 import { readResponses } from './responses.js';
 import { readText } from './text.js';

@@ -8,6 +8,8 @@
  * Message views are one per input item (calls and outputs included), so ToolOutput.messageIndex
  * indexes them; `instructions` is not a message and is left out.
  */
+
+import { type JsonNode, member, stringOf, toValue } from '../json/spans.js';
 import { TranscriptBuilder, textParts } from './builder.js';
 import {
   type CallDetails,
@@ -16,7 +18,6 @@ import {
   detailsFromObject,
   renderCall,
 } from './call-args.js';
-import { type JsonNode, member, stringOf, toValue } from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
 const TEXT_PARTS = new Set(['input_text', 'output_text']);

@@ -14,7 +14,7 @@ import { parseLineRange, sliceOriginal } from '../commands/expand.js';
 import type { FilterSource } from '../component.js';
 import type { CgConfig } from '../config.js';
 import { compactText } from '../engine.js';
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 import { recordCompaction, recordExpand } from '../stats/index.js';
 import { parseKeys } from '../store/marker.js';
 import type { Store } from '../store/store.js';

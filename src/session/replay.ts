@@ -12,7 +12,7 @@
  */
 import type { SessionMemo, ToolOutput } from '../component.js';
 import type { Transcript } from '../input/transcript.js';
-import type { Pin, Replay, Stage } from '../pipeline.js';
+import type { Pin, Replay, Stage } from '../pipeline/run.js';
 import { keyOf } from '../store/keys.js';
 import { sessionIdentity } from './id.js';
 import { sessionsDir } from './location.js';

@@ -11,7 +11,7 @@
  * file holding the texts to count (a stashed original is referenced by its store key, not copied).
  * `CG_STATS=0` turns recording off; the session is `meta.session`, else `$CG_SESSION`.
  */
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 import { keyOf } from '../store/keys.js';
 import type { TokenizerName } from '../tokens.js';
 import type { RunCounts } from './footer.js';

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/component.js';
 import { findJsonBlocks, format } from '../../../src/components/format.js';
-import { compactJson, MAX_JSON_DEPTH, scanJson } from '../../../src/components/json-text.js';
 import { ConfigError } from '../../../src/errors.js';
+import { compactJson, MAX_JSON_DEPTH, scanJson } from '../../../src/json/text.js';
 import { context, corpusPath, HAS_CORPUS, output } from '../../helpers.js';
 
 const cfg = format.defaults;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Component, MessageView, ToolOutput } from '../../../src/component.js';
 import type { Transcript } from '../../../src/input/transcript.js';
-import { type Pin, runPipeline } from '../../../src/pipeline.js';
+import { type Pin, runPipeline } from '../../../src/pipeline/run.js';
 import { keyOf } from '../../../src/store/keys.js';
 import { createTokens } from '../../../src/tokens.js';
 import { MemoryStore } from '../../memory-store.js';

@@ -58,7 +58,7 @@ async function askAndRun(
   ctx: RunContext,
   model: Extract<ModelAccess, { available: true }>,
 ): Promise<{ text: string } | { why: string }> {
-  const { filterPrompt } = await import('../llm/filter-prompt.js');
+  const { filterPrompt } = await import('./filter-prompt.js');
   const query = ctx.query ?? '';
   const prompt = filterPrompt({
     text: o.text,
@@ -69,17 +69,17 @@ async function askAndRun(
   });
   const reply = await model.complete(prompt);
   if (!reply.ok) return { why: `model failed: ${reply.reason}` };
-  const { extractProgram } = await import('../llm/program.js');
+  const { extractProgram } = await import('./program.js');
   const program = extractProgram(reply.text);
   if (program === undefined) return { why: 'the model wrote no filter function' };
-  const { runFilterProgram } = await import('../llm/sandbox.js');
+  const { runFilterProgram } = await import('./sandbox.js');
   const run = await runFilterProgram(program, o.text, query, { timeoutMs: cfg.program_timeout_ms });
   if (!run.ok) return { why: run.reason };
   const result = run.text;
   if (result.trim() === '') return { why: 'the filter kept nothing' };
   if (result.length >= o.text.length) return { why: 'the filter removed nothing' };
   if (!cfg.rewrite) {
-    const { isTokenSubsequence } = await import('../llm/subsequence.js');
+    const { isTokenSubsequence } = await import('./subsequence.js');
     if (!isTokenSubsequence(result, o.text))
       return { why: 'the filter added or changed text (not a subsequence of its words)' };
   }

@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { type Component, MARKER_SLOT, type OutputComponent, type ToolOutput } from '../../src/component.js';
-import type { Transcript } from '../../src/input/transcript.js';
-import { type PipelineEvent, runPipeline, type Stage } from '../../src/pipeline.js';
-import { keyOf } from '../../src/store/keys.js';
-import { createTokens } from '../../src/tokens.js';
-import { MemoryStore } from '../memory-store.js';
+import {
+  type Component,
+  MARKER_SLOT,
+  type OutputComponent,
+  type ToolOutput,
+} from '../../../src/component.js';
+import type { Transcript } from '../../../src/input/transcript.js';
+import { type PipelineEvent, runPipeline, type Stage } from '../../../src/pipeline/run.js';
+import { keyOf } from '../../../src/store/keys.js';
+import { createTokens } from '../../../src/tokens.js';
+import { MemoryStore } from '../../memory-store.js';
 
 function transcript(texts: Array<string | Partial<ToolOutput>>): Transcript {
   const outputs = texts.map((t, i): ToolOutput => {

@@ -11,16 +11,16 @@ import {
   type RunContext,
   type StructuralEdit,
   type ToolOutput,
-} from './component.js';
+} from '../component.js';
+import { judgeEdits } from '../input/cache-breakpoints.js';
+import { judgeReplace, type ReplaceEdit, replacementMessage } from '../input/message-replace.js';
+import type { Transcript } from '../input/transcript.js';
+import { keyOf } from '../store/keys.js';
+import { hint, marker } from '../store/marker.js';
+import type { Store } from '../store/store.js';
+import { byteLength, type Tokens } from '../tokens.js';
 import { guarded } from './component-calls.js';
-import { judgeEdits } from './input/cache-breakpoints.js';
-import { judgeReplace, type ReplaceEdit, replacementMessage } from './input/message-replace.js';
-import type { Transcript } from './input/transcript.js';
-import { base, type EventAction, type PipelineEvent } from './pipeline-event.js';
-import { keyOf } from './store/keys.js';
-import { hint, marker } from './store/marker.js';
-import type { Store } from './store/store.js';
-import { byteLength, type Tokens } from './tokens.js';
+import { base, type EventAction, type PipelineEvent } from './event.js';
 
 /** What of a pipeline slot the edits see and change. */
 export interface EditSlot {

@@ -15,7 +15,7 @@
  * (mask, dedup, failed_run, phi_evict) may still move it forward to a placeholder, and those moves
  * are held back until together they save a batch of tokens: old messages change rarely, all at once.
  * Transcript components may also ask for structural edits (a cache breakpoint, messages replaced by
- * a summary), which src/structural-edits.ts judges and stashes and the writer applies.
+ * a summary), which structural-edits.ts judges and stashes and the writer applies.
  */
 import {
   type Component,
@@ -27,7 +27,13 @@ import {
   type SessionMemo,
   type StructuralEdit,
   type ToolOutput,
-} from './component.js';
+} from '../component.js';
+import { isCgExpand } from '../input/builder.js';
+import type { Transcript } from '../input/transcript.js';
+import { keyOf } from '../store/keys.js';
+import { DEFAULT_HINT, hasMarker, hint, marker } from '../store/marker.js';
+import type { Store } from '../store/store.js';
+import { byteLength, type Tokens } from '../tokens.js';
 import {
   contractProblem,
   deadlineFor,
@@ -37,15 +43,9 @@ import {
   safeApplies,
   safeConcurrency,
 } from './component-calls.js';
-import { isCgExpand } from './input/builder.js';
-import type { Transcript } from './input/transcript.js';
+import { base, type EventAction, type PipelineEvent } from './event.js';
 import { fewerWithTag, tagBound } from './never-worse.js';
-import { base, type EventAction, type PipelineEvent } from './pipeline-event.js';
-import { keyOf } from './store/keys.js';
-import { DEFAULT_HINT, hasMarker, hint, marker } from './store/marker.js';
-import type { Store } from './store/store.js';
 import { structuralEdits } from './structural-edits.js';
-import { byteLength, type Tokens } from './tokens.js';
 
 export interface Stage {
   component: Component;
@@ -88,7 +88,7 @@ export interface Replay {
   flushTokens: number;
 }
 
-export type { EventAction, PipelineEvent } from './pipeline-event.js';
+export type { EventAction, PipelineEvent } from './event.js';
 
 export interface PipelineResult {
   /** Output id → final text, only for outputs that changed. */

@@ -4,8 +4,8 @@
  * the worst case before the key exists gives the same component input the same decision whatever
  * original it came from, which keeps cg(cg(x)) == cg(x).
  */
-import { hint, marker } from './store/marker.js';
-import { byteLength, MAX_TOKEN_BYTES, type Tokens } from './tokens.js';
+import { hint, marker } from '../store/marker.js';
+import { byteLength, MAX_TOKEN_BYTES, type Tokens } from '../tokens.js';
 
 export interface TagBound {
   /** The tag with a placeholder key: its bytes bound its tokens whatever the key. */
