@@ -5,15 +5,18 @@
  * outputs already sent in earlier turns are replayed as sent (src/session), and what this run sent
  * is recorded for the next turn.
  */
-import type { FilterSource, InputFormat, ModelAccess, SessionMemo } from './component.js';
+
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
+import type { FilterSource } from './dsl/types.js';
 import { transcriptQuery } from './input/query.js';
 import { readTranscript } from './input/read.js';
-import type { FormatChoice } from './input/transcript.js';
+import type { FormatChoice, InputFormat } from './input/transcript.js';
+import type { ModelAccess } from './llm/access.js';
 import { modelAccess } from './llm/access.js';
 import { MODEL_CONFIG_DEFAULTS } from './llm/endpoint.js';
 import { resolveStages } from './pipeline/resolve-stages.js';
 import { type PipelineEvent, runPipeline } from './pipeline/run.js';
+import { runMemo } from './session/memo.js';
 import { keepsState, openSession, type SessionOptions } from './session/replay.js';
 import type { Store } from './store/store.js';
 import { createTokens, type TokenizerName, type Tokens } from './tokens.js';
@@ -143,10 +146,4 @@ export async function compactText(input: string, options: CompactOptions): Promi
     // Raw text's record only holds component state: it is no session a user named or would look up.
     ...(session && transcript.format !== 'text' ? { session: session.label } : {}),
   };
-}
-
-/** Component state for one run only, when there is no session to keep it in. */
-function runMemo(): SessionMemo {
-  const m = new Map<string, string>();
-  return { get: (k) => m.get(k), set: (k, v) => void m.set(k, v) };
 }

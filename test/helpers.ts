@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunContext, ToolOutput } from '../src/component.js';
+import type { RunContext } from '../src/component.js';
+import type { ToolOutput } from '../src/input/transcript.js';
 import { createTokens } from '../src/tokens.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -3,7 +3,7 @@
  * each one's text, keeps output ids unique, and builds a Transcript whose write() splices
  * JSON.stringify(newText) into exactly those string spans and nothing else.
  */
-import type { InputFormat, MessageView, StructuralEdit, ToolOutput } from '../component.js';
+
 import {
   applyEdits,
   type Edit,
@@ -15,7 +15,14 @@ import {
 } from '../json/spans.js';
 import type { CallInfo } from './call-args.js';
 import { replacementMessage } from './message-replace.js';
-import type { ReadOptions, Transcript } from './transcript.js';
+import type {
+  InputFormat,
+  MessageView,
+  ReadOptions,
+  StructuralEdit,
+  ToolOutput,
+  Transcript,
+} from './transcript.js';
 
 // An unpaired UTF-16 surrogate is what invalid UTF-8 becomes once inside a JSON string. The
 // look-around pattern is slow on megabytes of text, so a plain class screens for surrogates first.

@@ -5,8 +5,9 @@
  * result without its call), there is one replacement per run, and the text has exactly one marker
  * slot and no marker the replaced messages did not already carry.
  */
-import { MARKER_SLOT, type MessageView, type StructuralEdit } from '../component.js';
+import { MARKER_SLOT } from '../component.js';
 import { markerKeys } from '../store/marker.js';
+import type { MessageView, StructuralEdit } from './transcript.js';
 
 /** The JSON of the message that takes a replaced span's place (a plain user message in every format). */
 export function replacementMessage(text: string): string {

@@ -8,7 +8,7 @@
  * response) is itself a tool output, so it is text. An explicit format that does not fit the input
  * is a UsageError with one line saying why.
  */
-import type { InputFormat } from '../component.js';
+
 import { UsageError } from '../errors.js';
 import { type JsonNode, member, parseJsonSpans, stringOf } from '../json/spans.js';
 import { readAnthropic } from './anthropic.js';
@@ -16,7 +16,7 @@ import { messageList } from './builder.js';
 import { readOpenAI } from './openai.js';
 import { readResponses } from './responses.js';
 import { readText } from './text.js';
-import type { FormatChoice, ReadOptions, Transcript } from './transcript.js';
+import type { FormatChoice, InputFormat, ReadOptions, Transcript } from './transcript.js';
 
 type RequestFormat = Exclude<InputFormat, 'text'>;
 

@@ -2,9 +2,9 @@
  * Raw text: the whole input is one tool output with id "stdin" (its command and path come from the
  * command line), and writing returns the rewrite, or the input itself when there is none.
  */
-import type { ToolOutput } from '../component.js';
+
 import { isCgExpand } from './builder.js';
-import type { ReadOptions, Transcript } from './transcript.js';
+import type { ReadOptions, ToolOutput, Transcript } from './transcript.js';
 
 export const TEXT_ID = 'stdin';
 

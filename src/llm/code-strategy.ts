@@ -10,8 +10,11 @@
  * Returns undefined whenever the strategy does not apply or fails; the caller then falls back to
  * the deterministic strategy. `why` says which, for --verbose.
  */
-import type { ModelAccess, RunContext, ToolOutput } from '../component.js';
+
+import type { RunContext } from '../component.js';
+import type { ToolOutput } from '../input/transcript.js';
 import { keyOf } from '../store/keys.js';
+import type { ModelAccess } from './access.js';
 
 export interface CodeStrategyConfig {
   rewrite: boolean;

@@ -3,7 +3,8 @@
  * throw), a check that what came back keeps the Component contract, applies() and concurrency()
  * that can never throw, and a small limiter for components whose runs may overlap.
  */
-import { type Component, MARKER_SLOT, type Outcome, type RunContext, type ToolOutput } from '../component.js';
+import { type Component, MARKER_SLOT, type Outcome, type RunContext } from '../component.js';
+import type { ToolOutput } from '../input/transcript.js';
 import { hasMarker, markerKeys } from '../store/marker.js';
 
 export function contractProblem(component: Component, o: unknown, input: string): string | undefined {

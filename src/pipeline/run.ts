@@ -17,19 +17,12 @@
  * Transcript components may also ask for structural edits (a cache breakpoint, messages replaced by
  * a summary), which structural-edits.ts judges and stashes and the writer applies.
  */
-import {
-  type Component,
-  type FilterSource,
-  MARKER_SLOT,
-  type ModelAccess,
-  type Outcome,
-  type RunContext,
-  type SessionMemo,
-  type StructuralEdit,
-  type ToolOutput,
-} from '../component.js';
+import { type Component, MARKER_SLOT, type Outcome, type RunContext } from '../component.js';
+import type { FilterSource } from '../dsl/types.js';
 import { isCgExpand } from '../input/builder.js';
-import type { Transcript } from '../input/transcript.js';
+import type { StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
+import type { ModelAccess } from '../llm/access.js';
+import type { SessionMemo } from '../session/memo.js';
 import { keyOf } from '../store/keys.js';
 import { DEFAULT_HINT, hasMarker, hint, marker } from '../store/marker.js';
 import type { Store } from '../store/store.js';

@@ -5,16 +5,10 @@
  * exact input bytes are stashed before its marker is written, it is kept only when it has fewer
  * tokens than the span, and the outputs inside it are retired ("gone") for every later stage.
  */
-import {
-  type Component,
-  MARKER_SLOT,
-  type RunContext,
-  type StructuralEdit,
-  type ToolOutput,
-} from '../component.js';
+import { type Component, MARKER_SLOT, type RunContext } from '../component.js';
 import { judgeEdits } from '../input/cache-breakpoints.js';
 import { judgeReplace, type ReplaceEdit, replacementMessage } from '../input/message-replace.js';
-import type { Transcript } from '../input/transcript.js';
+import type { StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
 import { keyOf } from '../store/keys.js';
 import { hint, marker } from '../store/marker.js';
 import type { Store } from '../store/store.js';

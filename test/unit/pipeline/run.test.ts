@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type Component,
-  MARKER_SLOT,
-  type OutputComponent,
-  type ToolOutput,
-} from '../../../src/component.js';
-import type { Transcript } from '../../../src/input/transcript.js';
+import { type Component, MARKER_SLOT, type OutputComponent } from '../../../src/component.js';
+import type { ToolOutput, Transcript } from '../../../src/input/transcript.js';
 import { type PipelineEvent, runPipeline, type Stage } from '../../../src/pipeline/run.js';
 import { keyOf } from '../../../src/store/keys.js';
 import { createTokens } from '../../../src/tokens.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Component, MessageView, ToolOutput } from '../../../src/component.js';
-import type { Transcript } from '../../../src/input/transcript.js';
+import type { Component } from '../../../src/component.js';
+import type { MessageView, ToolOutput, Transcript } from '../../../src/input/transcript.js';
 import { type Pin, runPipeline } from '../../../src/pipeline/run.js';
 import { keyOf } from '../../../src/store/keys.js';
 import { createTokens } from '../../../src/tokens.js';
