@@ -2,7 +2,11 @@
  * The Component contract (types only). A component is a small pure function plus its config: it
  * looks at one tool output (scope 'output') or at all tool outputs of a transcript (scope
  * 'transcript') and returns outcomes. It never writes to the store, never counts the final marker,
- * and never decides whether a rewrite is kept: the pipeline owns every gate (DESIGN §1).
+ * and never decides whether a rewrite is kept: the pipeline owns every gate (DESIGN §1,
+ * src/pipeline/gates.ts). An output component is only ever called on outputs the gates let it
+ * change; a transcript component sees every output, each saying whether it may change it, and an
+ * outcome for one it may not is dropped. Neither sees the gates' inputs (error flags, whether the
+ * text is well formed): deciding on them is the pipeline's job alone.
  */
 import type { FilterSource } from './dsl/types.js';
 import type { InputFormat, MessageView, StructuralEdit, ToolOutput } from './input/transcript.js';
@@ -29,7 +33,27 @@ export type Outcome =
       note?: string;
       /** Extra arguments for the expand hint, e.g. "--lines 120-" for a tail cut. */
       expandArgs?: string;
+      /**
+       * For loss 'none': the check that proves the rewrite says the same as its input. The pipeline
+       * runs it and reverts what it cannot prove; a lossless rewrite without one is reverted.
+       */
+      proof?: LosslessProof;
     };
+
+/**
+ * How a lossless rewrite is proven (src/pipeline/lossless.ts): 'json' — only whole JSON documents
+ * changed, each to text with the same tokens (whitespace aside); 'toon' — the whole output is a
+ * JSON document and the rewrite is TOON that decodes back to the same value.
+ */
+export type LosslessProof = 'json' | 'toon';
+
+/** A tool output as a component acts on it: the gates' inputs (isError, rewritable) stay with the pipeline. */
+export type OutputView = Omit<ToolOutput, 'isError' | 'rewritable'>;
+
+/** What a transcript component gets for each tool output: the output, and whether the gates let it change it. */
+export interface Candidate extends OutputView {
+  mayChange: boolean;
+}
 
 /**
  * Placeholder a lossy component puts where the pipeline must write `<<cg:KEY>>` + hint. NUL never
@@ -86,8 +110,14 @@ export interface ComponentBase<C> {
 export interface OutputComponent<C = unknown> extends ComponentBase<C> {
   scope: 'output';
   /** Cheap, sync, no heavy imports: may this component act on this output at all? */
-  applies?(o: ToolOutput, cfg: C): boolean;
-  run(o: ToolOutput, cfg: C, ctx: RunContext): Outcome | Promise<Outcome>;
+  applies?(o: OutputView, cfg: C): boolean;
+  run(o: OutputView, cfg: C, ctx: RunContext): Outcome | Promise<Outcome>;
+  /**
+   * It changes an output only by applying a declarative filter from ctx.filters (cmdfilter). On a
+   * large tool error such a component is the only kind the gates let run, and ctx.filters then holds
+   * only filters proven to keep every failure line.
+   */
+  usesFilters?: true;
   /**
    * How many outputs' runs may be in flight at once (default 1): worth more than one only for a
    * component that mostly waits (on a model). Outcomes are settled in document order regardless.
@@ -97,15 +127,19 @@ export interface OutputComponent<C = unknown> extends ComponentBase<C> {
 
 export interface TranscriptComponent<C = unknown> extends ComponentBase<C> {
   scope: 'transcript';
-  /** Returns an outcome per output id it wants to change; absent ids are left alone. */
+  /**
+   * Returns an outcome per output id it wants to change; absent ids are left alone. Every output of
+   * the transcript is given (what an output is worth depends on the others), each with mayChange.
+   */
   run(
-    outputs: readonly ToolOutput[],
+    outputs: readonly Candidate[],
     cfg: C,
     ctx: RunContext,
   ): Map<string, Outcome> | Promise<Map<string, Outcome>>;
   /**
    * Structural edits to the body (a cache breakpoint, a span of messages replaced by a summary);
-   * the pipeline validates them, and stashes what a replacement drops.
+   * the pipeline validates them, and stashes what a replacement drops. It sees the outputs as read
+   * (a summary keeps tool errors in view).
    */
   edits?(
     outputs: readonly ToolOutput[],

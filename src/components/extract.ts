@@ -17,8 +17,8 @@ import {
   MARKER_SLOT,
   type Outcome,
   type OutputComponent,
+  type OutputView,
   type RunContext,
-  type ToolOutput,
 } from '../component.js';
 import { ConfigError } from '../errors.js';
 import { keywords } from '../input/keywords.js';
@@ -144,7 +144,7 @@ function framed(input: string, result: string, note: string): Outcome {
   };
 }
 
-async function deterministic(o: ToolOutput, cfg: ExtractConfig, ctx: RunContext): Promise<Outcome> {
+async function deterministic(o: OutputView, cfg: ExtractConfig, ctx: RunContext): Promise<Outcome> {
   const text = o.text;
   if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(text, cfg.min_tokens - 1)))
     return { kind: 'skip', gate: 'under min_tokens' };

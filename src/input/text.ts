@@ -3,7 +3,6 @@
  * command line), and writing returns the rewrite, or the input itself when there is none.
  */
 
-import { isCgExpand } from './builder.js';
 import type { ReadOptions, ToolOutput, Transcript } from './transcript.js';
 
 export const TEXT_ID = 'stdin';
@@ -12,7 +11,7 @@ export function readText(raw: string, opts: ReadOptions): Transcript {
   const output: ToolOutput = {
     id: TEXT_ID,
     text: raw,
-    rewritable: !isCgExpand(opts.command),
+    rewritable: true,
     isError: false,
     messageIndex: 0,
   };

@@ -13,8 +13,12 @@ export interface ToolOutput {
   /** Stable id within the transcript (tool_call_id / tool_use_id, "#n" suffixed for extra blocks). */
   id: string;
   text: string;
-  /** False for content that must stay verbatim (non-text, invalid UTF-8, cg expand output). */
+  /** False for content that is not well-formed text (invalid UTF-8): cg never rewrites it. */
   rewritable: boolean;
+  /**
+   * The tool reported a failure: the format's flag (Anthropic is_error), or, where the format has
+   * none, a non-zero exit code in the text (Codex). What may happen to it is the pipeline's call.
+   */
   isError: boolean;
   toolName?: string;
   /** The shell command that produced it, when known (a --command flag or the matching tool call). */
@@ -94,6 +98,8 @@ export interface Transcript {
    * closing one), for formats whose messages are a JSON list; undefined for a range it cannot give.
    */
   messageSpan?(from: number, to: number): string | undefined;
+  /** Where messageSpan(from, to) lies in the input: UTF-16 offsets [start, end). */
+  messageRange?(from: number, to: number): { start: number; end: number } | undefined;
 }
 
 export type FormatChoice = 'auto' | InputFormat;

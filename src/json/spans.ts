@@ -10,12 +10,18 @@
  * natively; a 2.7 MB request body parses in a few times JSON.parse's time.
  */
 import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
   finishString,
   isDigit,
   isJsonSpace,
   MINUS,
   type NumberProblem,
   numberProblem,
+  OPEN_BRACE,
+  OPEN_BRACKET,
   plainRun,
   QUOTE,
   type StringProblem,
@@ -80,13 +86,6 @@ export class JsonSyntaxError extends SyntaxError {
     this.name = 'JsonSyntaxError';
   }
 }
-
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 const STRING_ERRORS: Record<StringProblem, string> = {
   unterminated: 'Unterminated string in JSON',

@@ -8,22 +8,21 @@
  */
 import {
   BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON as COLON_CH,
+  COMMA,
   closingQuote,
   isDigit,
   isJsonSpace,
   MINUS,
+  OPEN_BRACE,
+  OPEN_BRACKET,
   QUOTE,
   scanNumber,
   scanScalar,
   scanString,
 } from './lexical.js';
-
-const COMMA = 0x2c;
-const COLON_CH = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /** The result of scanning one JSON value that starts at a given index. */
 export type JsonScan =
@@ -238,10 +237,10 @@ export function hasTopLevelKey(raw: string, at: number, keys: readonly string[])
       if (depth === 1 && keyNext && keys.includes(raw.slice(i + 1, end))) return true;
       keyNext = false;
       i = end;
-    } else if (c === 0x7b || c === 0x5b) {
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       depth++;
       keyNext = depth === 1;
-    } else if (c === 0x7d || c === 0x5d) {
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
       if (depth <= 0) return false;
     } else if (c === 0x2c && depth === 1) {

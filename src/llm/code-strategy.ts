@@ -11,8 +11,7 @@
  * the deterministic strategy. `why` says which, for --verbose.
  */
 
-import type { RunContext } from '../component.js';
-import type { ToolOutput } from '../input/transcript.js';
+import type { OutputView, RunContext } from '../component.js';
 import { keyOf } from '../store/keys.js';
 import type { ModelAccess } from './access.js';
 
@@ -34,7 +33,7 @@ export type CodeResult = { ok: true; text: string; note: string } | { ok: false;
 type Memo = { r: string; by: string } | { f: string };
 
 export async function codeStrategy(
-  o: ToolOutput,
+  o: OutputView,
   cfg: CodeStrategyConfig,
   ctx: RunContext,
 ): Promise<CodeResult> {
@@ -56,7 +55,7 @@ export async function codeStrategy(
 }
 
 async function askAndRun(
-  o: ToolOutput,
+  o: OutputView,
   cfg: CodeStrategyConfig,
   ctx: RunContext,
   model: Extract<ModelAccess, { available: true }>,
@@ -119,7 +118,7 @@ async function triggerGate(
  * decided when they were new, and are replayed as sent; a conversation first seen mid-way must not
  * cost a model call per old output.
  */
-function isNew(o: ToolOutput, ctx: RunContext): boolean {
+function isNew(o: OutputView, ctx: RunContext): boolean {
   return ctx.format === 'text' || o.messageIndex > ctx.messages.findLastIndex((m) => m.role === 'assistant');
 }
 

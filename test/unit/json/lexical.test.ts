@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closingQuote, scanLiteral, scanNumber, scanString, stringFailure } from '../../../src/json/lexical.js';
+import {
+  closingQuote,
+  scanLiteral,
+  scanNumber,
+  scanString,
+  stringFailure,
+} from '../../../src/json/lexical.js';
 
 const accepts = (literal: string) => {
   try {
@@ -13,7 +19,20 @@ const accepts = (literal: string) => {
 
 describe('JSON tokens', () => {
   it('scanString accepts exactly the string literals JSON.parse accepts', () => {
-    const piece = fc.constantFrom('a', 'é', '\\n', '\\u00e9', '\\u00g9', '\\q', '\\', '"', '\n', '\t', '\\"', '/');
+    const piece = fc.constantFrom(
+      'a',
+      'é',
+      '\\n',
+      '\\u00e9',
+      '\\u00g9',
+      '\\q',
+      '\\',
+      '"',
+      '\n',
+      '\t',
+      '\\"',
+      '/',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 8 }), (pieces) => {
         const literal = `"${pieces.join('')}"`;
