@@ -1,10 +1,11 @@
 /**
  * Replayed decisions keep their promise (DESIGN §1.1): a pin re-sends text from an earlier turn,
  * and a marker in that text must still expand, although the store may have been cleared or pruned
- * since. The request still holds the original, so before the pipeline runs, each pinned marker is
- * stashed again from it (a put of bytes already there only refreshes the entry). A pin whose marker
- * cannot be backed — the stash fails, or it names an original this request does not hold — is
- * dropped: the output is decided afresh, as if it had never been sent.
+ * since. The request still holds the original, so before the pipeline runs, a pinned marker whose
+ * entry is gone is stashed again from it (whether it is there is one lstat, where the store can
+ * tell; otherwise a put, which only compares bytes already there). A pin whose marker cannot be
+ * backed — the stash fails, or it names an original this request does not hold — is dropped: the
+ * output is decided afresh, as if it had never been sent.
  */
 import type { ToolOutput } from '../input/transcript.js';
 import { keyOf } from '../store/keys.js';
@@ -35,6 +36,7 @@ export async function backPins(
     const own = new Set(markerKeys(o.text));
     const keys = markerKeys(pin.text).filter((k) => !own.has(k));
     if (keys.length === 0) continue;
+    if (store.has && (await allThere(store, keys))) continue;
     const key = keyOf(o.bytes ?? o.text);
     const stashed = keys.every((k) => k === key) ? await stash(store, o.text, o.bytes) : undefined;
     if (stashed?.ok) {
@@ -45,4 +47,9 @@ export async function backPins(
     backed.dropped++;
   }
   return backed;
+}
+
+async function allThere(store: Store, keys: readonly string[]): Promise<boolean> {
+  for (const k of keys) if (!(await store.has!(k))) return false;
+  return true;
 }

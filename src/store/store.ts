@@ -36,6 +36,11 @@ export interface Store {
   put(original: string, bytes?: Uint8Array): Promise<PutResult>;
   /** The original bytes, or undefined when absent. Touches the entry's mtime (LRU). */
   get(key: string): Promise<Buffer | undefined>;
+  /**
+   * Whether an entry exists under key, without reading it (optional: a caller without it falls back
+   * on put, which reads an existing entry to compare).
+   */
+  has?(key: string): Promise<boolean>;
   info(): Promise<StoreInfo>;
   /** Removes expired entries (TTL), then least-recently-used until under the size cap. */
   prune(opts?: { force?: boolean }): Promise<PruneResult>;
