@@ -40,6 +40,17 @@ export function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/**
+ * Whether a text of aBytes has fewer tokens than one of bBytes, when the byte bounds alone decide
+ * (a's most tokens below b's fewest, or a's fewest at or above b's most); undefined when only a
+ * count can tell.
+ */
+export function fewerByBytes(aBytes: number, bBytes: number): boolean | undefined {
+  if (aBytes < Math.ceil(bBytes / MAX_TOKEN_BYTES)) return true;
+  if (Math.ceil(aBytes / MAX_TOKEN_BYTES) >= bBytes) return false;
+  return undefined;
+}
+
 export function createTokens(name: TokenizerName = 'o200k'): Tokens {
   const cache = new Map<string, number>();
   let exact = 0;
@@ -66,11 +77,7 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
       return (await count(text)) > limit;
     },
     async fewer(a, b) {
-      const aBytes = byteLength(a);
-      const bBytes = byteLength(b);
-      if (aBytes < Math.ceil(bBytes / MAX_TOKEN_BYTES)) return true;
-      if (Math.ceil(aBytes / MAX_TOKEN_BYTES) >= bBytes) return false;
-      return (await count(a)) < (await count(b));
+      return fewerByBytes(byteLength(a), byteLength(b)) ?? (await count(a)) < (await count(b));
     },
   };
 }

@@ -16,6 +16,7 @@
  * skipped. Lines from a settled pending record (d:1) are counted once per run id and index.
  */
 import { open } from 'node:fs/promises';
+import { closingQuote } from '../json/lexical.js';
 import { ledgerFiles } from './ledger.js';
 import type { LedgerLocation } from './paths.js';
 
@@ -362,16 +363,8 @@ class Scanner {
       p = ke + 2;
       const c = str.charCodeAt(p);
       if (c === 34) {
-        // A string: its closing quote is the first one not escaped by an odd run of backslashes.
-        let q = p + 1;
-        for (;;) {
-          q = str.indexOf('"', q);
-          if (q < 0 || q >= end) return BAD;
-          let bs = 0;
-          while (str.charCodeAt(q - 1 - bs) === 92) bs++;
-          if (bs % 2 === 0) break;
-          q++;
-        }
+        const q = closingQuote(str, p);
+        if (q < 0 || q >= end) return BAD;
         switch (key) {
           case K_E:
             l.kind = kindAt(str, p, q);

@@ -13,7 +13,7 @@
  * copied: the state directory holds no copy of what the store holds).
  * `CG_STATS=0` turns recording off; the session is `meta.session`, else `$CG_SESSION`.
  */
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 import { keyOf } from '../store/keys.js';
 import type { TokenizerName } from '../tokens.js';
 import type { RunCounts } from './footer.js';

@@ -222,6 +222,14 @@ export function createFsStore(opts: StoreOptions): Store {
       return writableAnswer;
     },
 
+    async has(key) {
+      if (typeof key !== 'string' || !isKey(key)) return false;
+      return lstat(entryPath(dir, key)).then(
+        (st) => st.isFile(),
+        () => false,
+      );
+    },
+
     async put(original, given) {
       let key = '';
       try {

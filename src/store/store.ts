@@ -53,6 +53,11 @@ export interface Store {
   get(key: string): Promise<Buffer | undefined>;
   /** Like get, but says why an entry is not there (optional: readEntry falls back to get). */
   read?(key: string): Promise<EntryRead>;
+  /**
+   * Whether an entry exists under key, without reading it (optional: a caller without it falls back
+   * on put, which reads an existing entry to compare).
+   */
+  has?(key: string): Promise<boolean>;
   info(): Promise<StoreInfo>;
   /**
    * Removes expired entries (TTL), then least-recently-used until under the size cap. An entry used

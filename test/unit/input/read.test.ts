@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { detectFormat, readTranscript } from '../../../src/input/read.js';
+import { alwaysVerbatim } from '../../../src/pipeline/gates.js';
 
 const anthropicTools = JSON.stringify({
   model: 'claude',
@@ -217,7 +218,7 @@ describe('Transcript.write', () => {
     expect(t.outputs[0]!.rewritable).toBe(false);
   });
 
-  it('marks the output of a cg expand call as not rewritable', () => {
+  it('gives the output of a cg expand call its command, so the gates keep it verbatim', () => {
     const body = {
       messages: [
         {
@@ -229,6 +230,8 @@ describe('Transcript.write', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'e', content: 'original bytes' }] },
       ],
     };
-    expect(readTranscript(JSON.stringify(body), 'auto', {}).outputs[0]!.rewritable).toBe(false);
+    const o = readTranscript(JSON.stringify(body), 'auto', {}).outputs[0]!;
+    expect(o.command).toBe('cg expand 0123456789abcdef');
+    expect(alwaysVerbatim(o)).toBe('cg expand output');
   });
 });

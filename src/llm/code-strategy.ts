@@ -10,8 +10,10 @@
  * Returns undefined whenever the strategy does not apply or fails; the caller then falls back to
  * the deterministic strategy. `why` says which, for --verbose.
  */
-import type { ModelAccess, RunContext, ToolOutput } from '../component.js';
+
+import type { OutputView, RunContext } from '../component.js';
 import { keyOf } from '../store/keys.js';
+import type { ModelAccess } from './access.js';
 
 export interface CodeStrategyConfig {
   rewrite: boolean;
@@ -31,7 +33,7 @@ export type CodeResult = { ok: true; text: string; note: string } | { ok: false;
 type Memo = { r: string; by: string } | { f: string };
 
 export async function codeStrategy(
-  o: ToolOutput,
+  o: OutputView,
   cfg: CodeStrategyConfig,
   ctx: RunContext,
 ): Promise<CodeResult> {
@@ -53,12 +55,12 @@ export async function codeStrategy(
 }
 
 async function askAndRun(
-  o: ToolOutput,
+  o: OutputView,
   cfg: CodeStrategyConfig,
   ctx: RunContext,
   model: Extract<ModelAccess, { available: true }>,
 ): Promise<{ text: string } | { why: string }> {
-  const { filterPrompt } = await import('../llm/filter-prompt.js');
+  const { filterPrompt } = await import('./filter-prompt.js');
   const query = ctx.query ?? '';
   const prompt = filterPrompt({
     text: o.text,
@@ -69,17 +71,17 @@ async function askAndRun(
   });
   const reply = await model.complete(prompt);
   if (!reply.ok) return { why: `model failed: ${reply.reason}` };
-  const { extractProgram } = await import('../llm/program.js');
+  const { extractProgram } = await import('./program.js');
   const program = extractProgram(reply.text);
   if (program === undefined) return { why: 'the model wrote no filter function' };
-  const { runFilterProgram } = await import('../llm/sandbox.js');
+  const { runFilterProgram } = await import('./sandbox.js');
   const run = await runFilterProgram(program, o.text, query, { timeoutMs: cfg.program_timeout_ms });
   if (!run.ok) return { why: run.reason };
   const result = run.text;
   if (result.trim() === '') return { why: 'the filter kept nothing' };
   if (result.length >= o.text.length) return { why: 'the filter removed nothing' };
   if (!cfg.rewrite) {
-    const { isTokenSubsequence } = await import('../llm/subsequence.js');
+    const { isTokenSubsequence } = await import('./subsequence.js');
     if (!isTokenSubsequence(result, o.text))
       return { why: 'the filter added or changed text (not a subsequence of its words)' };
   }
@@ -116,7 +118,7 @@ async function triggerGate(
  * decided when they were new, and are replayed as sent; a conversation first seen mid-way must not
  * cost a model call per old output.
  */
-function isNew(o: ToolOutput, ctx: RunContext): boolean {
+function isNew(o: OutputView, ctx: RunContext): boolean {
   return ctx.format === 'text' || o.messageIndex > ctx.messages.findLastIndex((m) => m.role === 'assistant');
 }
 

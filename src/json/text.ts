@@ -1,20 +1,28 @@
 /**
- * JSON as text, for the lossless JSON components (format, toon). Everything here works on the
- * written form, never on a parsed value, so `1.0`, `12345678901234567890`, `"\u00e9"` and duplicate
- * keys survive untouched. Each function is one linear, iterative pass (no recursion, so deep
- * nesting cannot overflow the stack), so multi-MB outputs stay fast. "Whitespace" means JSON's
- * insignificant whitespace: space, tab, LF, CR.
+ * JSON as text: validating JSON that sits inside other text (scanJson), compacting and
+ * canonicalising it, and peeking at a body's top-level keys without parsing it. Everything here
+ * works on the written form, never on a parsed value, so `1.0`, `12345678901234567890`, `"\u00e9"`
+ * and duplicate keys survive untouched. Each function is one linear, iterative pass over the tokens
+ * of lexical.ts (no recursion, so deep nesting cannot overflow the stack), so multi-MB outputs stay
+ * fast.
  */
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON_CH = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const MINUS = 0x2d;
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON as COLON_CH,
+  COMMA,
+  closingQuote,
+  isDigit,
+  isJsonSpace,
+  MINUS,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  scanNumber,
+  scanScalar,
+  scanString,
+} from './lexical.js';
 
 /** The result of scanning one JSON value that starts at a given index. */
 export type JsonScan =
@@ -38,10 +46,6 @@ export type JsonScan =
        */
       open: number[];
     };
-
-export function isJsonSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
 
 /**
  * Deeper nesting is treated as not JSON: no real tool output nests this deep, and the cap keeps the
@@ -127,98 +131,6 @@ function failure(stack: number[], at: number): JsonScan {
   return { ok: false, at, open: stack.map((v) => (v < 0 ? -v - 1 : v)) };
 }
 
-/** A string, number or literal at `i` (whose char code is `c`): its end, or ~failIndex. */
-function scanScalar(s: string, i: number, c: number): number {
-  if (c === QUOTE) return scanString(s, i);
-  if (c === MINUS || (c >= 0x30 && c <= 0x39)) return scanNumber(s, i);
-  for (const lit of ['true', 'false', 'null']) {
-    if (s.startsWith(lit, i)) return i + lit.length;
-  }
-  return ~i;
-}
-
-/** The string starting at the quote at `i`: index past its closing quote, or ~failIndex. */
-export function scanString(s: string, i: number): number {
-  const n = s.length;
-  let j = i + 1;
-  for (;;) {
-    if (j >= n) return ~n;
-    const c = s.charCodeAt(j);
-    if (c === QUOTE) return j + 1;
-    if (c === BACKSLASH) {
-      const e = s.charCodeAt(j + 1);
-      if (e === 0x75) {
-        // \uXXXX
-        for (let k = j + 2; k < j + 6; k++) {
-          if (!isHex(s.charCodeAt(k))) return ~k;
-        }
-        j += 6;
-      } else if (
-        e === QUOTE ||
-        e === BACKSLASH ||
-        e === 0x2f ||
-        e === 0x62 ||
-        e === 0x66 ||
-        e === 0x6e ||
-        e === 0x72 ||
-        e === 0x74
-      ) {
-        j += 2;
-      } else {
-        return ~(j + 1);
-      }
-    } else if (c < 0x20) {
-      return ~j;
-    } else {
-      j++;
-    }
-  }
-}
-
-function isHex(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-}
-
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
-}
-
-/** `-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?` at `i`: its end, or ~failIndex. */
-function scanNumber(s: string, i: number): number {
-  let j = i;
-  if (s.charCodeAt(j) === MINUS) j++;
-  const first = s.charCodeAt(j);
-  if (first === 0x30) j++;
-  else if (first >= 0x31 && first <= 0x39) while (isDigit(s.charCodeAt(++j)));
-  else return ~j;
-  if (s.charCodeAt(j) === 0x2e) {
-    if (!isDigit(s.charCodeAt(++j))) return ~j;
-    while (isDigit(s.charCodeAt(++j)));
-  }
-  const e = s.charCodeAt(j);
-  if (e === 0x65 || e === 0x45) {
-    const sign = s.charCodeAt(++j);
-    if (sign === 0x2b || sign === MINUS) j++;
-    if (!isDigit(s.charCodeAt(j))) return ~j;
-    while (isDigit(s.charCodeAt(++j)));
-  }
-  return j;
-}
-
-/**
- * Index past the closing quote of the string opening at `i`, for text already validated. Jumps
- * between quotes with indexOf, so long strings cost almost nothing.
- */
-function skipValidString(s: string, i: number): number {
-  let q = i;
-  for (;;) {
-    q = s.indexOf('"', q + 1);
-    let bs = 0;
-    while (s.charCodeAt(q - 1 - bs) === BACKSLASH) bs++;
-    if (bs % 2 === 0) return q + 1;
-  }
-}
-
 /** UTF-16 units per chunk when compacting: bounds the extra memory to about a megabyte. */
 const CHUNK = 1 << 20;
 
@@ -276,7 +188,7 @@ export function canonicalJson(
   while (i < end) {
     const c = s.charCodeAt(i);
     if (c === QUOTE) {
-      const j = skipValidString(s, i);
+      const j = closingQuote(s, i) + 1;
       const raw = s.slice(i, j);
       if (raw.includes('\\')) {
         parts.push(s.slice(run, i), JSON.stringify(JSON.parse(raw)));
@@ -307,4 +219,33 @@ export function trimmedRange(s: string): [number, number] {
   while (a < b && isJsonSpace(s.charCodeAt(a))) a++;
   while (b > a && isJsonSpace(s.charCodeAt(b - 1))) b--;
   return [a, b];
+}
+
+/**
+ * Whether the object opening at `at` has one of `keys` as a direct member. A cheap lenient scan
+ * that allocates nothing per value: it lets large JSON that is plainly not a request (a log, an API
+ * dump) pass as text without building a span tree for it.
+ */
+export function hasTopLevelKey(raw: string, at: number, keys: readonly string[]): boolean {
+  let depth = 0;
+  let keyNext = false;
+  for (let i = at; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c === 0x22) {
+      const end = closingQuote(raw, i);
+      if (end < 0) return false;
+      if (depth === 1 && keyNext && keys.includes(raw.slice(i + 1, end))) return true;
+      keyNext = false;
+      i = end;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      keyNext = depth === 1;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+      if (depth <= 0) return false;
+    } else if (c === 0x2c && depth === 1) {
+      keyNext = true;
+    }
+  }
+  return false;
 }

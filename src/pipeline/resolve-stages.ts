@@ -2,18 +2,19 @@
  * Turns --components / --preset / the config file into the ordered list of pipeline stages, each
  * with its validated config. Explicit component names must all exist.
  */
-import type { InputFormat } from './component.js';
-import { COMPONENTS, findComponent } from './components/index.js';
-import type { CgConfig } from './config.js';
-import { UsageError } from './errors.js';
-import type { Stage } from './pipeline.js';
+
+import { COMPONENTS, findComponent } from '../components/index.js';
+import type { CgConfig } from '../config.js';
+import { UsageError } from '../errors.js';
+import type { InputFormat } from '../input/transcript.js';
 import {
   DEFAULT_PRESET_FOR_TEXT,
   DEFAULT_PRESET_FOR_TRANSCRIPT,
   isPreset,
   PRESET_NAMES,
   PRESETS,
-} from './presets.js';
+} from '../presets.js';
+import type { Stage } from './run.js';
 
 export interface StageChoice {
   preset?: string;

@@ -9,7 +9,7 @@ import {
   parseJsonSpans,
   stringOf,
   toValue,
-} from '../../../src/input/json-spans.js';
+} from '../../../src/json/spans.js';
 import { corpusPath, HAS_CORPUS } from '../../helpers.js';
 
 /** Every node of a tree, iteratively (deep inputs must not overflow the test either). */

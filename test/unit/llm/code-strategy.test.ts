@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CompactOptions, compactText } from '../../../src/engine.js';
-import type { PipelineEvent } from '../../../src/pipeline.js';
+import type { PipelineEvent } from '../../../src/pipeline/run.js';
 import { markerKeys } from '../../../src/store/marker.js';
 import { createTokens } from '../../../src/tokens.js';
 import { type ModelServer, type Script, startModelServer, textReply } from '../../llm-server.js';

@@ -4,8 +4,8 @@
  * the worst case before the key exists gives the same component input the same decision whatever
  * original it came from, which keeps cg(cg(x)) == cg(x).
  */
-import { hint, marker } from './store/marker.js';
-import { byteLength, MAX_TOKEN_BYTES, type Tokens } from './tokens.js';
+import { hint, marker } from '../store/marker.js';
+import { byteLength, fewerByBytes, type Tokens } from '../tokens.js';
 
 export interface TagBound {
   /** The tag with a placeholder key: its bytes bound its tokens whatever the key. */
@@ -36,10 +36,8 @@ export async function fewerWithTag(
   tag: TagBound,
   input: string,
 ): Promise<boolean> {
-  const inputBytes = byteLength(input);
-  const upperBytes = byteLength(bare) + byteLength(tag.sample);
-  if (upperBytes < Math.ceil(inputBytes / MAX_TOKEN_BYTES)) return true;
-  if (Math.ceil(upperBytes / MAX_TOKEN_BYTES) >= inputBytes) return false;
+  const byBytes = fewerByBytes(byteLength(bare) + byteLength(tag.sample), byteLength(input));
+  if (byBytes !== undefined) return byBytes;
   const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + 16 * tag.keys + 2;
   return upper < (await tokens.count(input));
 }

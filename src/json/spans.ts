@@ -5,10 +5,30 @@
  * the span of one string and leave every other byte of the input as it was (applyEdits).
  *
  * The parser is iterative (an explicit container stack), so nesting depth is bounded by memory, not
- * by the call stack. String bodies are found with sticky regexes and decoded by slicing (no escapes)
- * or by JSON.parse of the literal (escapes), so the per-character work runs natively; a 2.7 MB
- * request body parses in a few times JSON.parse's time.
+ * by the call stack. Its tokens come from lexical.ts (strings found with sticky regexes and decoded
+ * by slicing, or by JSON.parse of the literal when it has escapes), so the per-character work runs
+ * natively; a 2.7 MB request body parses in a few times JSON.parse's time.
  */
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  finishString,
+  isDigit,
+  isJsonSpace,
+  MINUS,
+  type NumberProblem,
+  numberProblem,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  plainRun,
+  QUOTE,
+  type StringProblem,
+  scanLiteral,
+  scanNumber,
+  stringFailure,
+} from './lexical.js';
 
 /** A source span: UTF-16 offsets [start, end) into the parsed text. */
 export interface Span {
@@ -67,50 +87,18 @@ export class JsonSyntaxError extends SyntaxError {
   }
 }
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const MINUS = 0x2d;
-const PLUS = 0x2b;
-const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
-
-function isWs(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-
-function isDigit(c: number): boolean {
-  return c >= ZERO && c <= NINE;
-}
-
-function hexValue(c: number): number {
-  if (c >= ZERO && c <= NINE) return c - ZERO;
-  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
-  if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
-  return -1;
-}
-
-const SIMPLE_ESCAPES: Record<number, string> = {
-  34: '"',
-  92: '\\',
-  47: '/',
-  98: '\b',
-  102: '\f',
-  110: '\n',
-  114: '\r',
-  116: '\t',
+const STRING_ERRORS: Record<StringProblem, string> = {
+  unterminated: 'Unterminated string in JSON',
+  control: 'Bad control character in string literal in JSON',
+  escape: 'Bad escaped character in JSON',
+  unicode: 'Bad Unicode escape in JSON',
 };
 
-/** A run of string characters that need no attention: no quote, backslash or control character. */
-const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
-/** String characters up to the closing quote, escapes included (JSON.parse then checks them). */
-const ESCAPED_RUN = /[^"\\\u0000-\u001f]*(?:\\[^\u0000-\u001f][^"\\\u0000-\u001f]*)*/y;
+const NUMBER_ERRORS: Record<NumberProblem, string> = {
+  minus: 'No number after minus sign in JSON',
+  fraction: 'Unterminated fractional number in JSON',
+  exponent: 'Exponent part is missing a number in JSON',
+};
 
 class Parser {
   pos = 0;
@@ -129,7 +117,7 @@ class Parser {
   skipWs(): number {
     const { src } = this;
     let p = this.pos;
-    while (p < src.length && isWs(src.charCodeAt(p))) p++;
+    while (p < src.length && isJsonSpace(src.charCodeAt(p))) p++;
     this.pos = p;
     return p < src.length ? src.charCodeAt(p) : -1;
   }
@@ -138,134 +126,40 @@ class Parser {
   string(): string {
     const { src } = this;
     const start = this.pos;
-    // V8's regex engine skips an ordinary run much faster than a charCodeAt loop.
-    PLAIN_RUN.lastIndex = start + 1;
-    PLAIN_RUN.test(src);
-    let end = PLAIN_RUN.lastIndex;
-    let c = src.charCodeAt(end);
-    if (c === QUOTE) {
-      this.pos = end + 1;
-      return src.slice(start + 1, end);
+    const stop = plainRun(src, start + 1);
+    if (src.charCodeAt(stop) === QUOTE) {
+      this.pos = stop + 1;
+      return src.slice(start + 1, stop);
     }
-    if (c === BACKSLASH) {
-      // Tool outputs are full of \n: decoding them natively beats any loop in JS, cold or warm.
-      ESCAPED_RUN.lastIndex = end;
-      ESCAPED_RUN.test(src);
-      end = ESCAPED_RUN.lastIndex;
-      c = src.charCodeAt(end);
-      if (c === QUOTE) {
-        try {
-          const value = JSON.parse(src.slice(start, end + 1)) as string;
-          this.pos = end + 1;
-          return value;
-        } catch {
-          // A bad escape: decodeString reports where.
-        }
-      }
+    const end = finishString(src, start, stop);
+    if (end < 0) {
+      const { at, problem } = stringFailure(src, start);
+      this.fail(STRING_ERRORS[problem], at);
     }
-    return this.decodeString();
-  }
-
-  /** The exact, slow string decoder; string() falls back to it only to locate a syntax error. */
-  decodeString(): string {
-    const { src } = this;
-    const len = src.length;
-    let i = this.pos + 1;
-    let chunkStart = i;
-    let out = '';
-    for (;;) {
-      PLAIN_RUN.lastIndex = i;
-      PLAIN_RUN.test(src);
-      i = PLAIN_RUN.lastIndex;
-      if (i >= len) this.fail('Unterminated string in JSON', len);
-      const c = src.charCodeAt(i);
-      if (c === QUOTE) {
-        this.pos = i + 1;
-        return out + src.slice(chunkStart, i);
-      }
-      if (c === BACKSLASH) {
-        out += src.slice(chunkStart, i);
-        const e = i + 1 < len ? src.charCodeAt(i + 1) : -1;
-        const simple = SIMPLE_ESCAPES[e];
-        if (simple !== undefined) {
-          out += simple;
-          i += 2;
-        } else if (e === 0x75) {
-          let code = 0;
-          for (let k = 2; k < 6; k++) {
-            const h = i + k < len ? hexValue(src.charCodeAt(i + k)) : -1;
-            if (h < 0) this.fail('Bad Unicode escape in JSON', i);
-            code = code * 16 + h;
-          }
-          out += String.fromCharCode(code);
-          i += 6;
-        } else {
-          if (e < 0) this.fail('Unterminated string in JSON', len);
-          this.fail('Bad escaped character in JSON', i + 1);
-        }
-        chunkStart = i;
-        continue;
-      }
-      // PLAIN_RUN stops only at a quote, a backslash or a control character.
-      this.fail('Bad control character in string literal in JSON', i);
-    }
+    this.pos = end;
+    // Tool outputs are full of \n: decoding them natively beats any loop in JS, cold or warm.
+    return JSON.parse(src.slice(start, end)) as string;
   }
 
   number(): JsonNumber {
     const { src } = this;
     const start = this.pos;
-    let i = start;
-    const negative = src.charCodeAt(i) === MINUS;
-    if (negative) i++;
-    const first = src.charCodeAt(i);
-    let int = 0;
-    if (first === ZERO) i++;
-    else if (isDigit(first)) {
-      for (let c = first; isDigit(c); c = src.charCodeAt(++i)) int = int * 10 + (c - ZERO);
-    } else {
-      this.pos = i;
-      if (i >= src.length) this.unexpected();
-      this.fail('No number after minus sign in JSON', i);
+    const end = scanNumber(src, start);
+    if (end < 0) {
+      this.pos = ~end;
+      if (this.pos >= src.length) this.unexpected();
+      this.fail(NUMBER_ERRORS[numberProblem(src, start, this.pos)]);
     }
-    const intEnd = i;
-    if (src.charCodeAt(i) === DOT) {
-      i++;
-      if (!isDigit(src.charCodeAt(i))) {
-        this.pos = i;
-        if (i >= src.length) this.unexpected();
-        this.fail('Unterminated fractional number in JSON', i);
-      }
-      while (isDigit(src.charCodeAt(i))) i++;
-    }
-    const e = src.charCodeAt(i);
-    if (e === 0x65 || e === 0x45) {
-      i++;
-      const sign = src.charCodeAt(i);
-      if (sign === PLUS || sign === MINUS) i++;
-      if (!isDigit(src.charCodeAt(i))) {
-        this.pos = i;
-        if (i >= src.length) this.unexpected();
-        this.fail('Exponent part is missing a number in JSON', i);
-      }
-      while (isDigit(src.charCodeAt(i))) i++;
-    }
-    this.pos = i;
+    this.pos = end;
     // Short integers are exact in a double: skip the slice and the decimal conversion.
-    const exact = i - start <= 15 && i === intEnd;
-    const value = exact ? (negative ? -int : int) : Number(src.slice(start, i));
-    return { type: 'number', start, end: i, value };
-  }
-
-  literal(word: string, node: JsonBoolean | JsonNull): JsonNode {
-    if (!this.src.startsWith(word, this.pos)) {
-      // Point at the first character that differs, as JSON.parse does.
-      let k = 0;
-      while (k < word.length && this.src.charCodeAt(this.pos + k) === word.charCodeAt(k)) k++;
-      this.pos += k;
-      this.unexpected();
-    }
-    this.pos += word.length;
-    return node;
+    const negative = src.charCodeAt(start) === MINUS;
+    let int = 0;
+    let i = negative ? start + 1 : start;
+    for (let c = src.charCodeAt(i); i < end && isDigit(c); c = src.charCodeAt(++i))
+      int = int * 10 + (c - 0x30);
+    const exact = end - start <= 15 && i === end;
+    const value = exact ? (negative ? -int : int) : Number(src.slice(start, end));
+    return { type: 'number', start, end, value };
   }
 
   /** At a non-container value's first character: parses it; pos ends after it. */
@@ -276,10 +170,15 @@ class Parser {
       return { type: 'string', start, end: this.pos, value };
     }
     if (c === MINUS || isDigit(c)) return this.number();
-    if (c === 0x74) return this.literal('true', { type: 'boolean', start, end: start + 4, value: true });
-    if (c === 0x66) return this.literal('false', { type: 'boolean', start, end: start + 5, value: false });
-    if (c === 0x6e) return this.literal('null', { type: 'null', start, end: start + 4, value: null });
-    return this.unexpected();
+    const end = scanLiteral(this.src, start);
+    if (end < 0) {
+      // Point at the first character that differs, as JSON.parse does.
+      this.pos = ~end;
+      this.unexpected();
+    }
+    this.pos = end;
+    if (c === 0x6e) return { type: 'null', start, end, value: null };
+    return { type: 'boolean', start, end, value: c === 0x74 };
   }
 
   /** After `{` or `,` inside an object: reads `"key" :` and leaves pos at the value. */

@@ -1,26 +1,27 @@
 /**
  * Structural edits for the pipeline: a transcript component proposes them (edits()), and this judges
- * each against the body and the edits already taken. A cache breakpoint is lossless and only needs a
- * block that can take it. A replacement of messages by one message (a summary) is lossy: the span's
+ * each against the body and the edits already taken. A cache breakpoint is lossless: it needs a
+ * block that can take it, and writing it must add that block's cache_control and nothing else. A replacement of messages by one message (a summary) is lossy: the span's
  * exact input bytes are stashed before its marker is written, it is kept only when it has fewer
  * tokens than the span, and the outputs inside it are retired ("gone") for every later stage.
  */
+import { type Component, MARKER_SLOT, type RunContext } from '../component.js';
+import { judgeEdits } from '../input/cache-breakpoints.js';
 import {
-  type Component,
-  MARKER_SLOT,
-  type RunContext,
-  type StructuralEdit,
-  type ToolOutput,
-} from './component.js';
-import { guarded } from './component-calls.js';
-import { judgeEdits } from './input/cache-breakpoints.js';
-import { judgeReplace, type ReplaceEdit, replacementMessage } from './input/message-replace.js';
-import type { Transcript } from './input/transcript.js';
-import { base, type EventAction, type PipelineEvent } from './pipeline-event.js';
-import { keyOf } from './store/keys.js';
-import { hint, marker } from './store/marker.js';
-import type { Store } from './store/store.js';
-import { byteLength, type Tokens } from './tokens.js';
+  judgeReplace,
+  type ReplaceEdit,
+  type ReplaceVerdict,
+  replacementMessage,
+} from '../input/message-replace.js';
+import type { MessageView, StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
+import { keyOf } from '../store/keys.js';
+import { hint, marker } from '../store/marker.js';
+import type { Store } from '../store/store.js';
+import { byteLength, type Tokens } from '../tokens.js';
+import { guarded, writtenMarkerProblem } from './component-calls.js';
+import { base, type EventAction, type PipelineEvent } from './event.js';
+import { unprovenBreakpoint } from './lossless.js';
+import { stash } from './stash.js';
 
 /** What of a pipeline slot the edits see and change. */
 export interface EditSlot {
@@ -68,11 +69,35 @@ export async function structuralEdits(component: Component, config: unknown, env
       emit(base(component.name, '*', 'skip', 0, 0, v.ok ? 'message was replaced by a summary' : v.reason));
       continue;
     }
+    // Lossless claims are checked, not trusted: writing it may add the breakpoint and nothing else.
+    const unproven = unprovenBreakpoint(t, v.edit);
+    if (unproven) {
+      emit(base(component.name, '*', 'revert', 0, 0, `not proven lossless: ${unproven}`));
+      continue;
+    }
     edits.push(v.edit);
     const note = `cache breakpoint on message ${v.edit.messageIndex}`;
     emit({ ...base(component.name, '*', 'rewrite', 0, 0), note });
   }
   for (const proposed of replaces) await replaceMessages(component, proposed, env);
+}
+
+/**
+ * Whether a replacement of messages may be taken: the body's structure allows it (judgeReplace) and
+ * its text has exactly one marker slot and no marker the replaced messages (`spanTexts`, as read and
+ * as rewritten so far) did not already carry. Exported for summarize, which asks before it keeps a
+ * summary in its checkpoint, so a summary the pipeline would refuse is never reused.
+ */
+export function judgeReplacement(
+  proposed: unknown,
+  messages: readonly MessageView[],
+  accepted: readonly StructuralEdit[],
+  spanTexts: Iterable<string>,
+): ReplaceVerdict {
+  const v = judgeReplace(proposed, messages, accepted);
+  if (!v.ok) return v;
+  const problem = writtenMarkerProblem(v.edit.text, 'exactly one', spanTexts);
+  return problem ? { ok: false, reason: problem } : v;
 }
 
 /**
@@ -90,7 +115,7 @@ async function replaceMessages(component: Component, proposed: unknown, env: Edi
   const inSpan = (s: EditSlot) => s.output.messageIndex >= p.from! && s.output.messageIndex < p.to!;
   const original = typeof p.from === 'number' ? t.messageSpan?.(p.from, p.to ?? p.from) : undefined;
   const spanTexts = [original ?? '', ...slots.filter(inSpan).map((s) => s.current)];
-  const v = judgeReplace(proposed, t.messages, edits, spanTexts);
+  const v = judgeReplacement(proposed, t.messages, edits, spanTexts);
   if (!v.ok) return skip(v.reason);
   if (original === undefined) return skip(`a ${t.format} body cannot have its messages replaced`);
   if (!(await env.canStash())) return skip('store not writable: lossy components are off');
@@ -109,12 +134,8 @@ async function replaceMessages(component: Component, proposed: unknown, env: Edi
     return report('revert', 'not fewer tokens than the messages it replaces', {
       bytesOut: byteLength(message),
     });
-  const put = await env.store!.put(original);
-  if (!put.ok)
-    return report(
-      'revert',
-      `could not stash the messages (${put.reason}${put.detail ? `: ${put.detail}` : ''})`,
-    );
+  const stashed = await stash(env.store!, original);
+  if (!stashed.ok) return report('revert', `could not stash the messages (${stashed.why})`);
   // Breakpoints already placed on replaced messages go with them.
   for (let i = edits.length - 1; i >= 0; i--) {
     const e = edits[i]!;

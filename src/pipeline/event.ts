@@ -2,7 +2,8 @@
  * The pipeline's events: one per decision (a rewrite, a skip and its gate, a revert, a failure),
  * for --verbose, --explain and the stats ledger; and base(), the one way they are built.
  */
-import type { Loss, ToolOutput } from './component.js';
+import type { Loss } from '../component.js';
+import type { ToolOutput } from '../input/transcript.js';
 
 export type EventAction = 'rewrite' | 'skip' | 'revert' | 'fail';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { defaultConfig, parseConfigObject } from '../../src/config.js';
-import { UsageError } from '../../src/errors.js';
-import { PRESET_NAMES, PRESETS } from '../../src/presets.js';
-import { resolveStages } from '../../src/resolve-stages.js';
+import { defaultConfig, parseConfigObject } from '../../../src/config.js';
+import { UsageError } from '../../../src/errors.js';
+import { resolveStages } from '../../../src/pipeline/resolve-stages.js';
+import { PRESET_NAMES, PRESETS } from '../../../src/presets.js';
 
 const names = (r: ReturnType<typeof resolveStages>) => r.stages.map((s) => s.component.name);
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type Component, MARKER_SLOT, type OutputComponent, type ToolOutput } from '../../src/component.js';
-import type { Transcript } from '../../src/input/transcript.js';
-import { type PipelineEvent, runPipeline, type Stage } from '../../src/pipeline.js';
-import { keyOf } from '../../src/store/keys.js';
-import { createTokens } from '../../src/tokens.js';
-import { MemoryStore } from '../memory-store.js';
+import { type Component, MARKER_SLOT, type OutputComponent } from '../../../src/component.js';
+import { format } from '../../../src/components/format.js';
+import type { ToolOutput, Transcript } from '../../../src/input/transcript.js';
+import { type PipelineEvent, runPipeline, type Stage } from '../../../src/pipeline/run.js';
+import { keyOf } from '../../../src/store/keys.js';
+import { createTokens } from '../../../src/tokens.js';
+import { MemoryStore } from '../../memory-store.js';
 
 function transcript(texts: Array<string | Partial<ToolOutput>>): Transcript {
   const outputs = texts.map((t, i): ToolOutput => {
@@ -79,14 +80,11 @@ describe('pipeline', () => {
   });
 
   it('keys the stash on the tool output as it arrived, even after a lossless rewrite', async () => {
-    const upper = fake('upper', false, (o) => ({
-      kind: 'rewrite',
-      text: o.text.replaceAll('line', 'ln'),
-      loss: 'none',
-    }));
-    const { rewrites, store } = await run(transcript([big]), [upper, firstLine]);
-    expect(rewrites.get('t0')).toContain(`<<cg:${keyOf(big)}>>`);
-    expect(store!.entries.get(keyOf(big))?.toString()).toBe(big);
+    const json = `${big}\n${JSON.stringify({ a: [1, 2, 3] }, null, 2)}\n`;
+    const { rewrites, store, events } = await run(transcript([json]), [format, firstLine]);
+    expect(events[0]).toMatchObject({ component: 'format', action: 'rewrite' });
+    expect(rewrites.get('t0')).toContain(`<<cg:${keyOf(json)}>>`);
+    expect(store!.entries.get(keyOf(json))?.toString()).toBe(json);
   });
 
   it('never lets a lossy component touch an output that already carries a marker', async () => {
@@ -163,27 +161,49 @@ describe('pipeline', () => {
   });
 
   it('lets a lossless rewrite keep markers its input already carried (text about cg itself)', async () => {
-    const doc = `docs mention <<cg:0123456789abcdef>> here\n${'  spaced   out  '.repeat(200)}`;
-    const squeeze = fake('squeeze', false, (o) => ({
-      kind: 'rewrite',
-      text: o.text.replaceAll('  ', ' '),
-      loss: 'none',
-    }));
-    const { rewrites, events } = await run(transcript([doc]), [squeeze]);
+    const doc = `docs mention <<cg:0123456789abcdef>> here\n${JSON.stringify({ rows: big.split('\n') }, null, 2)}\n`;
+    const { rewrites, events } = await run(transcript([doc]), [format]);
     expect(events[0]).toMatchObject({ action: 'rewrite' });
     expect(rewrites.get('t0')).toContain('<<cg:0123456789abcdef>>');
   });
 
   it('skips lossy components without a store and still runs lossless ones', async () => {
-    const lossless = fake('squeeze', false, (o) => ({
-      kind: 'rewrite',
-      text: o.text.replaceAll('  ', ' '),
-      loss: 'none',
-    }));
-    const spaced = big.replaceAll(' ', '  ');
-    const { rewrites, events } = await run(transcript([spaced]), [lossless, firstLine], null);
-    expect(rewrites.get('t0')).toBe(big);
+    const json = JSON.stringify({ log: big.split('\n') }, null, 2);
+    const { rewrites, events } = await run(transcript([json]), [format, firstLine], null);
+    expect(rewrites.get('t0')).toBe(JSON.stringify({ log: big.split('\n') }));
     expect(events.find((e) => e.component === 'first_line')).toMatchObject({ output: '*', action: 'skip' });
+  });
+
+  it('reverts a lossless rewrite its proof cannot back, whatever the component claims', async () => {
+    const json = `note:\n${JSON.stringify({ log: big.split('\n') }, null, 2)}\n`;
+    const claims = [
+      // No proof at all.
+      fake('bare', false, (o) => ({ kind: 'rewrite', text: o.text.replaceAll('  ', ' '), loss: 'none' })),
+      // A JSON proof for a change outside the document.
+      fake('outside', false, (o) => ({
+        kind: 'rewrite',
+        text: o.text.replace('note:', 'n:'),
+        loss: 'none',
+        proof: 'json',
+      })),
+      // A JSON proof for a document whose value changed.
+      fake('value', false, (o) => ({
+        kind: 'rewrite',
+        text: o.text.replace('line 7 ', 'line 8 '),
+        loss: 'none',
+        proof: 'json',
+      })),
+      // A TOON proof for text that is not TOON of the input.
+      fake('toon', false, () => ({ kind: 'rewrite', text: 'log[1]: x', loss: 'none', proof: 'toon' })),
+    ];
+    const { rewrites, events } = await run(transcript([json]), claims);
+    expect(rewrites.size).toBe(0);
+    expect(events.map((e) => [e.component, e.action, e.reason])).toEqual([
+      ['bare', 'revert', 'not proven lossless: claims no loss without a proof'],
+      ['outside', 'revert', 'not proven lossless: changed text outside a JSON document'],
+      ['value', 'revert', 'not proven lossless: changed the value of a JSON document'],
+      ['toon', 'revert', 'not proven lossless: the input is not one JSON document'],
+    ]);
   });
 
   it('skips lossy components when the store is not writable, and reverts when a stash fails', async () => {

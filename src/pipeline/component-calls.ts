@@ -1,11 +1,14 @@
 /**
  * Calling a component safely, for the pipeline: a deadline on every run (fail-open on a timeout or a
- * throw), a check that what came back keeps the Component contract, applies() and concurrency()
- * that can never throw, and a small limiter for components whose runs may overlap.
+ * throw), a check that what came back keeps the Component contract (markers included: the one
+ * check for every text a component writes, an output's rewrite or a replacement of messages),
+ * applies() and concurrency() that can never throw, and a small limiter for components whose runs
+ * may overlap.
  */
-import { type Component, MARKER_SLOT, type Outcome, type RunContext, type ToolOutput } from './component.js';
-import { hasMarker, markerKeys } from './store/marker.js';
+import { type Component, MARKER_SLOT, type Outcome, type OutputView, type RunContext } from '../component.js';
+import { hasMarker, markerKeys } from '../store/marker.js';
 
+/** Why an outcome breaks the Component contract, or undefined when it keeps it. */
 export function contractProblem(component: Component, o: unknown, input: string): string | undefined {
   if (!o || typeof o !== 'object') return 'returned no outcome';
   const outcome = o as Outcome;
@@ -17,17 +20,28 @@ export function contractProblem(component: Component, o: unknown, input: string)
     return `unknown loss ${JSON.stringify(outcome.loss)}`;
   if (!component.lossy && outcome.loss !== 'none')
     return `lossless component reported loss '${outcome.loss}'`;
-  const slots = outcome.text.split(MARKER_SLOT).length - 1;
-  if (slots > 1) return 'placed more than one marker slot';
-  if (slots === 1 && outcome.loss === 'none') return 'placed a marker slot in a lossless rewrite';
-  // Markers the input already carried (a README about cg, a log of cg runs) may pass through; a
-  // marker the input did not have can only have been forged by the component.
-  const written = outcome.text.replace(MARKER_SLOT, '');
-  if (hasMarker(written)) {
-    const had = new Set(markerKeys(input));
-    if (markerKeys(written).some((k) => !had.has(k))) return 'wrote a marker itself';
-  }
-  return undefined;
+  return writtenMarkerProblem(outcome.text, outcome.loss === 'none' ? 'none' : 'at most one', [input]);
+}
+
+/**
+ * Why a component's text misuses markers, or undefined: it must hold MARKER_SLOT as often as asked
+ * (a lossless rewrite none, a lossy one at most one, a replacement of messages exactly one), and no
+ * marker that none of `inputs` carried. Markers an input had (a README about cg, a log of cg runs)
+ * may pass through; any other can only have been forged.
+ */
+export function writtenMarkerProblem(
+  text: string,
+  slots: 'none' | 'at most one' | 'exactly one',
+  inputs: Iterable<string>,
+): string | undefined {
+  const n = text.split(MARKER_SLOT).length - 1;
+  if (slots === 'exactly one' && n !== 1) return 'needs exactly one marker slot';
+  if (n > 1) return 'placed more than one marker slot';
+  if (slots === 'none' && n === 1) return 'placed a marker slot in a lossless rewrite';
+  const written = n === 1 ? text.replace(MARKER_SLOT, '') : text;
+  if (!hasMarker(written)) return undefined;
+  const had = new Set([...inputs].flatMap((t) => markerKeys(t)));
+  return markerKeys(written).some((k) => !had.has(k)) ? 'wrote a marker itself' : undefined;
 }
 
 /** Runs at most `width` of the given tasks at once, in the order they were handed over. */
@@ -74,7 +88,7 @@ export function safeConcurrency(component: Component, config: unknown): number {
   }
 }
 
-export function safeApplies(component: Component, o: ToolOutput, config: unknown): boolean {
+export function safeApplies(component: Component, o: OutputView, config: unknown): boolean {
   try {
     return component.scope === 'output' && component.applies ? component.applies(o, config) : true;
   } catch {
