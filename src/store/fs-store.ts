@@ -11,7 +11,7 @@
  * Entries are private to the user (0700 dirs, 0600 files): they hold raw tool output, secrets
  * included. Links inside the store are never followed (fs-entry.ts).
  */
-import { link, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { link, lstat, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode, encode } from './codec.js';
 import {

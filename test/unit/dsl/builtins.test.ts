@@ -22,7 +22,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { precompileBuiltins } from '../../../src/dsl/builtins.js';
 import { compileFilter, patternsOf } from '../../../src/dsl/compile.js';
-import { FAILURE_SIGNAL as SIGNAL, hasFailureSignal as hasErrorSignal } from '../../../src/dsl/failure-lines.js';
+import {
+  hasFailureSignal as hasErrorSignal,
+  FAILURE_SIGNAL as SIGNAL,
+} from '../../../src/dsl/failure-lines.js';
 import { compileRegex, passes } from '../../../src/dsl/regex.js';
 import { byPriority, selectFilter, selectorFor } from '../../../src/dsl/registry.js';
 import type { FilterSpec } from '../../../src/dsl/schema.js';
