@@ -31,6 +31,9 @@ const external = [
   // chalk is only for `cg stats` on a terminal; bundled, its node:tty/node:os imports would be
   // hoisted into every start-up.
   'chalk',
+  // undici is only for `cg proxy`'s upstream requests; bundled, its 550 KB would be parsed on every
+  // start-up.
+  'undici',
 ];
 
 // What every bundle here shares: one ESM file for Node 20, heavy dependencies left external.

@@ -64,6 +64,17 @@ Examples:
   cg init agents-md >> AGENTS.md            tell the agent about <<cg:KEY>> markers
 `;
 
+const PROXY_EXAMPLES = `
+Examples:
+  cg proxy                                  listen on 127.0.0.1:8787; prints the lines for Claude Code and Codex
+  cg proxy --observe                        change nothing, record what would have been saved
+  ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+
+Routes: POST /v1/messages, /v1/chat/completions and /v1/responses are compacted (preset agent);
+everything else passes through unchanged. Upstreams come from flags or the proxy: section of your
+own config, never from the request. GET /_cg/health answers for cg doctor.
+`;
+
 const COMPLETION_EXAMPLES = `
 Examples:
   source <(cg completion bash)              bash, this shell
@@ -270,6 +281,29 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
         }),
       );
       await writeOut(out);
+    });
+
+  program
+    .command('proxy')
+    .description('a local HTTP proxy that compacts agent request bodies on their way to the provider')
+    .option('--port <n>', 'port to listen on (default 8787; 0 picks a free one)')
+    .option('--host <addr>', 'address to listen on (default 127.0.0.1)')
+    .option('--allow-remote', 'allow a --host that is not a loopback address (prints a warning)')
+    .option(
+      '--observe',
+      'forward every body unchanged; record what would have been saved (cg stats --observed)',
+    )
+    .option('-p, --preset <name>', 'component preset for request bodies (default agent)')
+    .option('--anthropic-upstream <url>', 'where Anthropic requests go (default https://api.anthropic.com)')
+    .option('--openai-upstream <url>', 'where OpenAI requests go (default https://api.openai.com)')
+    .option('--timeout-ms <n>', 'a compaction taking longer forwards the original body (default 20000)')
+    .option('--config <file>', 'config file (its proxy: section counts only if it is your own)')
+    .option('--no-store', 'do not stash originals: lossless components only')
+    .option('-v, --verbose', 'one line per request on stderr (auth headers redacted, never bodies)')
+    .addHelpText('after', PROXY_EXAMPLES)
+    .action(async (flags) => {
+      const { proxyCommand } = await import('./commands/proxy.js');
+      setExit(await proxyCommand(flags));
     });
 
   program
