@@ -38,7 +38,11 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     o.store === undefined
       ? createFsStore({ dir: join(dir, 'store'), ttlDays: 14, maxBytes: 1 << 30, compress: true })
       : o.store;
-  const env = { ...process.env, CG_STATE_DIR: stateDir, XDG_CONFIG_HOME: join(dir, 'cfg') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CG_STATE_DIR: stateDir,
+    XDG_CONFIG_HOME: join(dir, 'cfg'),
+  };
   delete env.CG_SESSION;
   const compacted: CompactedRequest[] = [];
   const log: string[] = [];

@@ -218,7 +218,7 @@ describe('cg proxy: sessions', () => {
       await send(p.url, '/v1/messages', JSON.stringify(turnOf(body, end)), { 'x-api-key': 'k' });
       const sent = JSON.parse(up.requests.at(-1)!.body.toString()).messages as unknown[];
       const strip = (m: unknown) => JSON.stringify(m, (k, v) => (k === 'cache_control' ? undefined : v));
-      if (previous && previous.every((m, i) => strip(m) === strip(sent[i]))) stable++;
+      if (previous?.every((m, i) => strip(m) === strip(sent[i]))) stable++;
       previous = sent;
     }
     expect(stable).toBeGreaterThanOrEqual(27);
