@@ -234,6 +234,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
     .option('--json', 'machine-readable report (keys are only ever added, never renamed)')
     .option('--graph', 'daily saved tokens as a bar chart')
     .option('--reset', 'delete the ledger and pending records, and say what was removed')
+    .option('--observed', 'what cg proxy --observe would have saved (its own ledger), not what was saved')
     .action(async (flags) => {
       const { statsCommand } = await import('./commands/stats.js');
       setExit(await statsCommand(flags));

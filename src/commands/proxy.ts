@@ -5,7 +5,7 @@
  * non-loopback bind unless --allow-remote, prints the lines that point a client at it, and serves
  * until SIGINT/SIGTERM. Everything heavy (node:http, undici) is imported here, on demand.
  */
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type CgConfig, loadConfig } from '../config.js';
 import { createFilterSource } from '../dsl/registry.js';
 import { UsageError } from '../errors.js';
@@ -13,8 +13,8 @@ import { warn } from '../io.js';
 import { isPreset, PRESET_NAMES } from '../presets.js';
 import type { CompactedRequest } from '../proxy/compact-request.js';
 import { PROXY_CONFIG_DEFAULTS, type ProxyConfig, upstreamUrl } from '../proxy/config.js';
+import { observeEnv } from '../proxy/observe-dir.js';
 import { setupLines } from '../proxy/setup.js';
-import { resolveStateDir } from '../stats/paths.js';
 import { openStore } from '../store/open.js';
 
 export interface ProxyFlags {
@@ -128,7 +128,7 @@ export async function proxyCommand(
   }
   const store = flags.store === false ? null : openStore(config.store, env);
   // Observe mode keeps its ledger and session records apart from what was really sent.
-  const observeEnv = flags.observe ? { ...env, CG_STATE_DIR: join(resolveStateDir(env), 'observe') } : env;
+  const stateEnv = flags.observe ? observeEnv(env) : env;
   // Model-assisted components asking "the incoming model" go to the same upstreams, never back here.
   const modelEnv = {
     ...observeEnv,
@@ -146,7 +146,8 @@ export async function proxyCommand(
     timeoutMs: settings.timeoutMs,
     env: modelEnv,
     ...(flags.verbose ? { log: (line: string) => warn(`proxy: ${line}`) } : {}),
-    onCompacted: (c) => record(c, config, observeEnv, store?.dir),
+    // Observe mode stashes nothing, so its records carry their texts instead of store keys.
+    onCompacted: (c) => record(c, config, stateEnv, flags.observe ? undefined : store?.dir),
   });
   let running: Awaited<ReturnType<typeof proxy.listen>>;
   try {
