@@ -25,6 +25,8 @@ export interface Reply {
   chunks?: (Buffer | string)[];
   /** Pause between chunks (ms). */
   gapMs?: number;
+  /** Send a content-length for the chunks (else chunked): lets a byte tap find each body exactly. */
+  sized?: boolean;
 }
 
 export type Script = (req: Recorded, index: number) => Reply | Promise<Reply>;
@@ -76,7 +78,8 @@ export async function startFakeUpstream(script: Script): Promise<FakeUpstream> {
 }
 
 async function send(res: ServerResponse, reply: Reply, state: { aborted: number }): Promise<void> {
-  res.writeHead(reply.status ?? 200, reply.headers ?? {});
+  const size = reply.sized ? { 'content-length': String(replyBytes(reply).length) } : {};
+  res.writeHead(reply.status ?? 200, { ...reply.headers, ...size });
   if (!reply.chunks) {
     res.end(reply.body ?? '');
     return;
