@@ -264,6 +264,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
     .option('--project', "this project's settings (./.claude, ./.codex)")
     .option('--dry-run', 'print the change as a diff; write nothing')
     .option('--uninstall', "remove cg's hook, leaving everything else as it was")
+    .option('--proxy [url]', 'point the agent at cg proxy instead (default http://127.0.0.1:8787)')
     .addHelpText('after', INIT_EXAMPLES)
     .action(async (target: string, flags) => {
       const [{ initCommand }, { writeOut }] = await Promise.all([

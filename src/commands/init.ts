@@ -23,6 +23,8 @@ import { delimiter, dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { unifiedDiff } from '../hook/diff.js';
 import { type HookEntry, installHook, uninstallHook } from '../hook/settings.js';
+import { claudeProxyEdit, proxyUrlOf } from '../proxy/claude-settings.js';
+import { codexSnippet } from '../proxy/setup.js';
 
 export const INIT_TARGETS = ['claude', 'codex', 'agents-md'] as const;
 export type InitTarget = (typeof INIT_TARGETS)[number];
@@ -32,6 +34,8 @@ export interface InitFlags {
   project?: boolean;
   dryRun?: boolean;
   uninstall?: boolean;
+  /** `--proxy [url]`: point the agent at cg proxy instead of installing the hook. */
+  proxy?: string | boolean;
 }
 
 export interface InitContext {
@@ -94,16 +98,29 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
   }
   if (flags.global && flags.project) throw new UsageError('init: give --global or --project, not both');
   const agent = target as 'claude' | 'codex';
+  if (flags.proxy !== undefined && agent === 'codex') {
+    // Codex's provider lives in config.toml, which cg does not edit: it prints the lines instead.
+    ctx.out(
+      `# add to ~/.codex/config.toml (with cg proxy running):\n${codexSnippet(proxyUrlOf(flags.proxy))}\n`,
+    );
+    return 0;
+  }
   const file = settingsPath(agent, flags.project ? 'project' : 'global', ctx);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  const edit = flags.uninstall ? uninstallHook(before) : installHook(before, hookEntry(agent));
+  const proxy = flags.proxy !== undefined;
+  const edit = proxy
+    ? claudeProxyEdit(before, proxyUrlOf(flags.proxy), !!flags.uninstall)
+    : flags.uninstall
+      ? uninstallHook(before)
+      : installHook(before, hookEntry(agent));
   if (!edit.ok) throw new ConfigError('', edit.reason, file);
+  const what = proxy ? 'the cg proxy setting (env.ANTHROPIC_BASE_URL)' : 'the cg hook';
 
   if (!edit.changed) {
     ctx.out(
       flags.uninstall
-        ? `cg: no cg hook in ${file}; nothing to do\n`
-        : `cg: the cg hook is already in ${file}; nothing to do\n`,
+        ? `cg: no ${proxy ? 'cg proxy setting' : 'cg hook'} in ${file}; nothing to do\n`
+        : `cg: ${what} is already in ${file}; nothing to do\n`,
     );
     return 0;
   }
@@ -117,7 +134,13 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
   const backup = writeWithBackup(file, before, edit.text);
   const saved = backup ? ` (previous file saved as ${backup})` : '';
   if (flags.uninstall) {
-    ctx.out(`cg: removed the cg hook from ${file}${saved}\n`);
+    ctx.out(`cg: removed ${what} from ${file}${saved}\n`);
+    return 0;
+  }
+  if (proxy) {
+    ctx.out(
+      `cg: added ${what} to ${file}${saved}\ncg: start the proxy with \`cg proxy\`; Claude Code sessions started from now on use it\n`,
+    );
     return 0;
   }
   ctx.out(`cg: added the cg hook to ${file}${saved}\n`);

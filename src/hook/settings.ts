@@ -34,13 +34,13 @@ function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-interface Parsed {
+export interface Parsed {
   root: Json;
   indent: string;
   newline: boolean;
 }
 
-function parse(text: string | undefined): Parsed | { reason: string } {
+export function parse(text: string | undefined): Parsed | { reason: string } {
   if (text === undefined || text.trim() === '') return { root: {}, indent: '  ', newline: true };
   let root: unknown;
   try {
@@ -53,7 +53,7 @@ function parse(text: string | undefined): Parsed | { reason: string } {
   return { root, indent: indent || '  ', newline: text.endsWith('\n') };
 }
 
-function serialise(p: Parsed): string {
+export function serialise(p: Parsed): string {
   return JSON.stringify(p.root, null, p.indent) + (p.newline ? '\n' : '');
 }
 
