@@ -18,6 +18,7 @@ import type { Store } from '../store/store.js';
 import type { Tokens } from '../tokens.js';
 import { decodeBody } from './body.js';
 import { rawHeader } from './headers.js';
+import type { RetryMemo } from './retry-memo.js';
 import { requestSession } from './session-id.js';
 import { observingStore, type StoreCache } from './store-cache.js';
 
@@ -37,6 +38,8 @@ export interface CompactDeps {
   env: NodeJS.ProcessEnv;
   /** Where session records live (observe mode keeps its own, apart from what was really sent). */
   sessionDir?: string;
+  /** Each recent session's last turn, for a client's retry of the same body. */
+  retries?: RetryMemo;
 }
 
 export interface CompactedRequest {
@@ -100,6 +103,21 @@ export async function compactRequest(
   const sessionId = requestSession(format, text, rawHeaders);
 
   return inOrder(sessionId, async () => {
+    const again = deps.observe ? undefined : deps.retries?.get(sessionId, raw);
+    if (again) {
+      // No events: a retry saves tokens again, but rewrites no output the ledger has not seen.
+      const { body, rewritten } = again;
+      return {
+        body,
+        rewritten,
+        events,
+        format,
+        ...(sessionId !== undefined ? { session: sessionId } : {}),
+        bytesIn: raw.length,
+        bytesOut: body.length,
+        ms: performance.now() - started,
+      };
+    }
     const abort = new AbortController();
     const store = deps.observe
       ? deps.baseStore
@@ -130,10 +148,14 @@ export async function compactRequest(
       });
       const result = await Promise.race([run, deadline]);
       const session = result.session ?? sessionId;
-      if (deps.observe || !result.changed) return original(undefined, session);
+      if (deps.observe || !result.changed) {
+        if (!deps.observe) deps.retries?.set(sessionId, raw, { body: raw, rewritten: false });
+        return original(undefined, session);
+      }
       const failures = store && 'flush' in store ? await store.flush() : [];
       if (failures.length > 0) return original(`store write failed (${failures[0]})`, session);
       const body = Buffer.from(result.output, 'utf8');
+      deps.retries?.set(sessionId, raw, { body, rewritten: true });
       return {
         body,
         rewritten: true,

@@ -19,6 +19,7 @@ import { BodyTooLarge, readBody } from './body.js';
 import { type CompactedRequest, compactRequest } from './compact-request.js';
 import { providerError } from './errors.js';
 import { forwardRequestHeaders, redactedHeaders } from './headers.js';
+import { retryMemo } from './retry-memo.js';
 import { type Provider, routeOf } from './routes.js';
 import { storeCache } from './store-cache.js';
 import { forward } from './upstream.js';
@@ -95,6 +96,7 @@ export async function createProxy(
     observe: opts.observe,
     env: opts.env,
     ...(opts.sessionDir !== undefined ? { sessionDir: opts.sessionDir } : {}),
+    retries: retryMemo(),
   };
   const log = opts.log;
 

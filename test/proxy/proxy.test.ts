@@ -226,6 +226,21 @@ describe('cg proxy: sessions', () => {
   });
 });
 
+describe('cg proxy: retries', () => {
+  it("answers a client's retry of the same body with the same bytes, without compacting it again", async () => {
+    const up = await upstream(() => anthropicStream({ text: 'ok' }));
+    const p = await proxy({ anthropic: up.url });
+    const body = JSON.stringify(agentSession(40));
+    const h = { 'x-api-key': 'k', 'x-claude-code-session-id': 'retry-1' };
+    await send(p.url, '/v1/messages', body, h);
+    await send(p.url, '/v1/messages', body, h);
+    expect(up.requests[1]!.body.equals(up.requests[0]!.body)).toBe(true);
+    expect(up.requests[0]!.body.toString()).toMatch(MARKER);
+    expect(p.compacted[0]!.events.length).toBeGreaterThan(0);
+    expect(p.compacted[1]!.events).toHaveLength(0);
+  });
+});
+
 describe('cg proxy: OpenAI', () => {
   it('compacts Responses function_call_output items and streams the reply back unchanged', async () => {
     const reply = responsesStream({ text: 'hi' });
