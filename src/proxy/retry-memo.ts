@@ -1,12 +1,12 @@
 /**
  * A client's retry (Claude Code resends the same body after a 429 or 529) is the same input for the
  * same session, so the engine — deterministic, and replaying that session's record — would give the
- * same bytes again. The proxy keeps each recent session's last body key and what it sent for it,
- * and answers a repeat from there instead of compacting the whole session again.
+ * same bytes again. The proxy keeps each recent session's last body and what it sent for it, and
+ * answers a repeat from there instead of compacting the whole session again. The bodies are compared
+ * byte for byte (a memcmp, cheaper than hashing every turn's body to find the rare repeat).
  */
-import { keyOf } from '../store/keys.js';
 
-/** Sessions whose last turn is kept (each holds one compacted body). */
+/** Sessions whose last turn is kept (each holds one body as received and as sent). */
 const SESSIONS = 4;
 
 export interface Remembered {
@@ -20,18 +20,17 @@ export interface RetryMemo {
 }
 
 export function retryMemo(): RetryMemo {
-  const last = new Map<string, { key: string; length: number; sent: Remembered }>();
+  const last = new Map<string, { raw: Buffer; sent: Remembered }>();
   return {
     get(session, raw) {
       if (session === undefined) return undefined;
       const m = last.get(session);
-      // The length first: a different body almost always differs in size, and costs no hash.
-      return m && m.length === raw.length && m.key === keyOf(raw) ? m.sent : undefined;
+      return m?.raw.equals(raw) ? m.sent : undefined;
     },
     set(session, raw, sent) {
       if (session === undefined) return;
       last.delete(session);
-      last.set(session, { key: keyOf(raw), length: raw.length, sent });
+      last.set(session, { raw, sent });
       if (last.size > SESSIONS) last.delete(last.keys().next().value as string);
     },
   };

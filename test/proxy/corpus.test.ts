@@ -40,7 +40,9 @@ describe.skipIf(!HAS_CORPUS)('corpus sessions through cg proxy', () => {
       });
       pairs += r.pairs;
       stable += r.stable;
-      lines.push(`${file.split('/').pop()}: ${r.stable}/${r.pairs} stable, tool tokens ${r.toolIn} → ${r.toolOut}`);
+      lines.push(
+        `${file.split('/').pop()}: ${r.stable}/${r.pairs} stable, tool tokens ${r.toolIn} → ${r.toolOut}`,
+      );
     }
     console.log(lines.join('\n'));
     expect(pairs).toBeGreaterThan(100);
