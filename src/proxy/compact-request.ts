@@ -99,8 +99,13 @@ export async function compactRequest(
   const decoded = await decodeBody(raw, rawHeader(rawHeaders, 'content-encoding'));
   if (!decoded.ok) return original(decoded.reason);
   if (!isRewritableText(decoded.body)) return original('body is not UTF-8 text');
-  const text = decoded.body.toString('utf8');
-  const sessionId = requestSession(format, text, rawHeaders);
+  // The text is made only when needed: a retry found by a session header never decodes the body.
+  let text: string | undefined;
+  const textOf = () => {
+    text ??= decoded.body.toString('utf8');
+    return text;
+  };
+  const sessionId = requestSession(format, textOf, rawHeaders);
 
   return inOrder(sessionId, async () => {
     const again = deps.observe ? undefined : deps.retries?.get(sessionId, raw);
@@ -126,7 +131,7 @@ export async function compactRequest(
       : (deps.store?.forRequest() ?? null);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const run = compactText(text, {
+      const run = compactText(textOf(), {
         preset: deps.preset,
         config: deps.config,
         format,

@@ -5,7 +5,7 @@
  * JSON string `{"session_id": …}` since 2.x, `user_…_session_<uuid>` before), Codex's `session-id`
  * header or the Responses body's `prompt_cache_key` / `conversation`; else none, and the engine
  * derives one from the system prompt and first user message. The body is parsed for this only when
- * no header names the session. An id is used as a label only (the record's file name is a hash of
+ * no header names the session (the caller may pass the text lazily). An id is used as a label only (the record's file name is a hash of
  * it), and is cut to printable ASCII of bounded length so it can never smuggle anything into logs.
  */
 import type { InputFormat } from '../component.js';
@@ -62,7 +62,7 @@ function fromBody(format: Exclude<InputFormat, 'text'>, text: string): string | 
 /** The session id of a request, or undefined to let the engine derive one from the conversation. */
 export function requestSession(
   format: Exclude<InputFormat, 'text'>,
-  text: string,
+  text: string | (() => string),
   rawHeaders: readonly string[],
 ): string | undefined {
   const explicit = clean(rawHeader(rawHeaders, 'x-cg-session'));
@@ -71,5 +71,5 @@ export function requestSession(
     const id = clean(rawHeader(rawHeaders, name));
     if (id) return id;
   }
-  return fromBody(format, text);
+  return fromBody(format, typeof text === 'string' ? text : text());
 }
