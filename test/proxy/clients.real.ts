@@ -87,6 +87,7 @@ function stability(
         const markers = (x: unknown) => (strip(x).match(MARKER) ?? []).length;
         if (markers(msgs[i]) <= markers(previous[i])) {
           onlyPlaceholderMoves = false;
+          // CG_DEBUG_STABILITY=1 shows what changed, to tell cg's doing from the client's own.
           if (process.env.CG_DEBUG_STABILITY)
             console.log(
               `pair ${pairs} message ${i}:\n- ${strip(previous[i]).slice(0, 3000)}\n+ ${strip(msgs[i]).slice(0, 3000)}`,
