@@ -39,6 +39,9 @@ export async function forward(
   headers: string[],
   body: Buffer | IncomingMessage | null,
 ): Promise<Forwarded> {
+  // A client that left while its body was being compacted must not cost an upstream request.
+  if (res.closed || res.destroyed)
+    return { status: 499, problem: 'client went away before the request was sent' };
   const abort = new AbortController();
   const onClose = () => {
     if (!res.writableFinished) abort.abort();

@@ -431,6 +431,31 @@ describe('cg proxy: concurrency and disconnects', () => {
   });
 });
 
+describe('cg proxy: clients that leave early', () => {
+  it('sends nothing upstream for a client that went away while its body was being compacted', async () => {
+    const up = await upstream(() => ({ body: 'ok' }));
+    const p = await proxy({ anthropic: up.url });
+    const body = JSON.stringify(agentSession(1500));
+    const ac = new AbortController();
+    const sent = fetch(`${p.url}/v1/messages`, {
+      method: 'POST',
+      body,
+      headers: { 'x-api-key': 'k' },
+      signal: ac.signal,
+    }).catch(() => undefined);
+    // Abort once the proxy has the whole body and is compacting it.
+    for (let i = 0; i < 500 && !p.log.some((l) => l.startsWith('→ POST')); i++)
+      await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 50));
+    ac.abort();
+    await sent;
+    for (let i = 0; i < 600 && !p.log.some((l) => l.startsWith('← ')); i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(p.log.find((l) => l.startsWith('← '))).toMatch(/client went away before the request was sent/);
+    expect(up.requests).toHaveLength(0);
+  });
+});
+
 describe('cg proxy: not an open proxy', () => {
   const raw = (port: number, request: string) =>
     new Promise<string>((resolve) => {
