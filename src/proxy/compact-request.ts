@@ -14,7 +14,6 @@ import type { CgConfig } from '../config.js';
 import { compactText } from '../engine.js';
 import { isRewritableText } from '../io.js';
 import type { PipelineEvent } from '../pipeline.js';
-import type { RecordCache } from '../session/record.js';
 import type { Store } from '../store/store.js';
 import type { Tokens } from '../tokens.js';
 import { decodeBody } from './body.js';
@@ -41,8 +40,6 @@ export interface CompactDeps {
   sessionDir?: string;
   /** Each recent session's last turn, for a client's retry of the same body. */
   retries?: RetryMemo;
-  /** Session records kept parsed between turns (re-read only when their file changed). */
-  records?: RecordCache;
 }
 
 export interface CompactedRequest {
@@ -145,7 +142,6 @@ export async function compactRequest(
         session: {
           ...(sessionId !== undefined ? { id: sessionId } : {}),
           ...(deps.sessionDir !== undefined ? { dir: deps.sessionDir } : {}),
-          ...(deps.records ? { cache: deps.records } : {}),
           env: deps.env,
         },
         env: deps.env,

@@ -13,7 +13,6 @@ import type { AddressInfo } from 'node:net';
 import type { FilterSource } from '../component.js';
 import type { CgConfig } from '../config.js';
 import type { PipelineEvent } from '../pipeline.js';
-import type { RecordCache } from '../session/record.js';
 import type { Store } from '../store/store.js';
 import { createTokens, type Tokens } from '../tokens.js';
 import { BodyTooLarge, readBody } from './body.js';
@@ -98,7 +97,6 @@ export async function createProxy(
     env: opts.env,
     ...(opts.sessionDir !== undefined ? { sessionDir: opts.sessionDir } : {}),
     retries: retryMemo(),
-    records: new Map() as RecordCache,
   };
   const log = opts.log;
 

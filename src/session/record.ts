@@ -33,9 +33,6 @@ export interface SessionRecord {
   memo?: Map<string, string>;
 }
 
-/** A RecordCache keeps at most this many records (the most recently written). */
-const RECORD_CACHE_LIMIT = 16;
-
 /** The memo keeps this many entries, the most recently set ones. */
 export const MEMO_LIMIT = 256;
 
@@ -66,30 +63,8 @@ function entryOf(raw: unknown): RecordEntry | undefined {
   return e;
 }
 
-/**
- * Records a long-lived process (cg proxy) keeps parsed between turns, by path, with the file's
- * mtime and size when it last read or wrote it: a file nobody else changed is not read again.
- */
-export type RecordCache = Map<string, { record: SessionRecord; mtimeMs: number; size: number }>;
-
-/** The file's mtime and size, or undefined when it cannot be stat'ed. */
-async function stamp(path: string): Promise<{ mtimeMs: number; size: number } | undefined> {
-  return stat(path).then(
-    (s) => ({ mtimeMs: s.mtimeMs, size: s.size }),
-    () => undefined,
-  );
-}
-
-/**
- * The record at path; an absent, unreadable or corrupt file reads as an empty record. With a cache,
- * a file unchanged since this process last read or wrote it gives the kept record (the same object).
- */
-export async function loadRecord(path: string, id: string, cache?: RecordCache): Promise<SessionRecord> {
-  if (cache) {
-    const kept = cache.get(path);
-    const now = kept && (await stamp(path));
-    if (kept && now && now.mtimeMs === kept.mtimeMs && now.size === kept.size) return kept.record;
-  }
+/** The record at path; an absent, unreadable or corrupt file reads as an empty record. */
+export async function loadRecord(path: string, id: string): Promise<SessionRecord> {
   const record: SessionRecord = { id, outputs: new Map() };
   let parsed: unknown;
   try {
@@ -157,12 +132,11 @@ export async function saveRecord(
   path: string,
   ours: SessionRecord,
   merge: (onDisk: RecordEntry, ours: RecordEntry) => RecordEntry,
-  cache?: RecordCache,
 ): Promise<string | undefined> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await withLock(path, async () => {
-      const disk = await loadRecord(path, ours.id, cache);
+      const disk = await loadRecord(path, ours.id);
       for (const [outputId, e] of ours.outputs) {
         const there = disk.outputs.get(outputId);
         disk.outputs.set(outputId, there && there.h === e.h ? merge(there, e) : e);
@@ -185,14 +159,7 @@ export async function saveRecord(
         await rename(tmp, path);
       } catch (err) {
         await unlink(tmp).catch(() => undefined);
-        cache?.delete(path);
         throw err;
-      }
-      const now = cache && (await stamp(path));
-      if (cache && now) {
-        cache.delete(path);
-        cache.set(path, { record: disk, ...now });
-        if (cache.size > RECORD_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
       }
     });
     await pruneRecords(dir, Date.now()).catch(() => undefined);

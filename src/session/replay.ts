@@ -16,14 +16,7 @@ import type { Pin, Replay, Stage } from '../pipeline.js';
 import { keyOf } from '../store/keys.js';
 import { sessionIdentity } from './id.js';
 import { sessionsDir } from './location.js';
-import {
-  loadRecord,
-  type RecordCache,
-  type RecordEntry,
-  recordPath,
-  type SessionRecord,
-  saveRecord,
-} from './record.js';
+import { loadRecord, type RecordEntry, recordPath, type SessionRecord, saveRecord } from './record.js';
 
 /** Held-back rewrites apply once they save this many tokens, when no stage sets its own batch. */
 export const DEFAULT_FLUSH_TOKENS = 10_000;
@@ -36,8 +29,6 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** The batch for held-back rewrites when no stage asks for one (batchTokens). */
   flushTokens?: number;
-  /** Records kept parsed between runs by a long-lived process (cg proxy); see RecordCache. */
-  cache?: RecordCache;
 }
 
 export interface Session {
@@ -110,7 +101,7 @@ export async function openSession(
     return undefined;
   const dir = opts.dir ?? sessionsDir(env);
   const path = recordPath(dir, identity.key);
-  const record = await loadRecord(path, identity.label, opts.cache);
+  const record = await loadRecord(path, identity.label);
 
   const hashes = new Map<string, string>();
   const echoes = new Set<string>();
@@ -151,7 +142,7 @@ export async function openSession(
         if (finals.has(o.id)) e.f = 1;
         ours.outputs.set(o.id, e);
       }
-      return saveRecord(dir, path, ours, mergeEntry, opts.cache);
+      return saveRecord(dir, path, ours, mergeEntry);
     },
   };
 }
