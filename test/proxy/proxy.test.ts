@@ -408,6 +408,34 @@ describe('cg proxy: concurrency and disconnects', () => {
     expect(up.requests).toHaveLength(250);
   });
 
+  it("keeps no earlier turn's body alive over a long session", async () => {
+    const up = await upstream(() => ({ body: 'ok' }));
+    const p = await proxy({ anthropic: up.url });
+    const { setFlagsFromString } = await import('node:v8');
+    const { runInNewContext } = await import('node:vm');
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const body = agentSession(400);
+    const ends = body.messages.flatMap((m, i) => (m.role === 'user' ? [i] : [])).slice(-31);
+    let heapAt5 = 0;
+    for (const [k, end] of ends.entries()) {
+      await send(p.url, '/v1/messages', JSON.stringify(turnOf(body, end)), {
+        'x-claude-code-session-id': 'long',
+      });
+      // What the test itself keeps is let go: only the proxy's own memory counts.
+      up.requests.length = 0;
+      p.compacted.length = 0;
+      if (k === 5) {
+        gc();
+        heapAt5 = process.memoryUsage().heapUsed;
+      }
+    }
+    gc();
+    // 25 more turns of a ~0.5 MB body (two-byte text: ~1 MB a string): a turn kept alive each time
+    // would add ~25 MB.
+    expect(process.memoryUsage().heapUsed - heapAt5).toBeLessThan(8 * 1024 * 1024);
+  });
+
   it('aborts the upstream request when the client goes away mid-stream', async () => {
     const reply = anthropicStream({ text: 'long' });
     const up = await upstream(() => ({
