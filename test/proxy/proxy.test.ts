@@ -2,7 +2,9 @@ import { connect } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentSession, turnOf } from '../../bench/proxy-sessions.mjs';
+import { createFsStore } from '../../src/store/fs-store.js';
 import type { PutResult, Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers.js';
 import {
   anthropicStream,
   type FakeUpstream,
@@ -416,7 +418,7 @@ describe('cg proxy: concurrency and disconnects', () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const body = agentSession(400);
-    const ends = body.messages.flatMap((m, i) => (m.role === 'user' ? [i] : [])).slice(-31);
+    const ends = body.messages.flatMap((m, i) => (m.role === 'user' ? [i] : [])).slice(-26);
     let heapAt5 = 0;
     for (const [k, end] of ends.entries()) {
       await send(p.url, '/v1/messages', JSON.stringify(turnOf(body, end)), {
@@ -431,8 +433,8 @@ describe('cg proxy: concurrency and disconnects', () => {
       }
     }
     gc();
-    // 25 more turns of a ~0.5 MB body (two-byte text: ~1 MB a string): a turn kept alive each time
-    // would add ~25 MB.
+    // 20 more turns of a ~0.5 MB body (two-byte text: ~1 MB a string): a turn kept alive each time
+    // would add ~20 MB.
     expect(process.memoryUsage().heapUsed - heapAt5).toBeLessThan(8 * 1024 * 1024);
   });
 
@@ -462,23 +464,36 @@ describe('cg proxy: concurrency and disconnects', () => {
 describe('cg proxy: clients that leave early', () => {
   it('sends nothing upstream for a client that went away while its body was being compacted', async () => {
     const up = await upstream(() => ({ body: 'ok' }));
-    const p = await proxy({ anthropic: up.url });
-    const body = JSON.stringify(agentSession(1500));
+    // A store whose writes finish only once the client is gone: the body is still being prepared then.
+    let clientGone!: () => void;
+    const gone = new Promise<void>((r) => {
+      clientGone = r;
+    });
+    const inner = createFsStore({ dir: tempDir(), ttlDays: 1, maxBytes: 1 << 30, compress: false });
+    const slow: Store = {
+      ...inner,
+      dir: inner.dir,
+      put: async (o, b) => {
+        await gone;
+        return inner.put(o, b);
+      },
+    };
+    const p = await proxy({ anthropic: up.url, store: slow });
     const ac = new AbortController();
     const sent = fetch(`${p.url}/v1/messages`, {
       method: 'POST',
-      body,
+      body: JSON.stringify(agentSession(30)),
       headers: { 'x-api-key': 'k' },
       signal: ac.signal,
     }).catch(() => undefined);
-    // Abort once the proxy has the whole body and is compacting it.
-    for (let i = 0; i < 500 && !p.log.some((l) => l.startsWith('→ POST')); i++)
+    for (let i = 0; i < 400 && !p.log.some((l) => l.startsWith('→ POST')); i++)
       await new Promise((r) => setTimeout(r, 5));
-    await new Promise((r) => setTimeout(r, 50));
     ac.abort();
     await sent;
-    for (let i = 0; i < 600 && !p.log.some((l) => l.startsWith('← ')); i++)
-      await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 50));
+    clientGone();
+    for (let i = 0; i < 400 && !p.log.some((l) => l.startsWith('← ')); i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect(p.log.find((l) => l.startsWith('← '))).toMatch(/client went away before the request was sent/);
     expect(up.requests).toHaveLength(0);
   });
