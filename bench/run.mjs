@@ -201,3 +201,18 @@ if (process.env.CG_BENCH_SKELETON !== '0') {
   console.log('');
   for (const line of (await skeletonBench({ env })).lines) console.log(line);
 }
+
+// cg proxy turn cost on generated sessions of 1k, 5k and 20k tool results (bench/proxy.mjs);
+// CG_BENCH_PROXY=0 skips it, CG_BENCH_PROXY_SIZES="1000 5000" picks the sizes.
+if (process.env.CG_BENCH_PROXY !== '0') {
+  const { benchProxy, proxyLines } = await import('./proxy.mjs');
+  const sizes = (process.env.CG_BENCH_PROXY_SIZES ?? '1000 5000 20000')
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
+  console.log('');
+  console.log(
+    'cg proxy turn cost (client send → upstream has the body; budgets: next turn 15 ms + 3 ms/MB, first sight of 20 MB 3 s, peak RSS 3× body)',
+  );
+  for (const line of proxyLines(await benchProxy(sizes))) console.log(line);
+}

@@ -70,6 +70,17 @@ Examples:
   cg init agents-md >> AGENTS.md            tell the agent about <<cg:KEY>> markers
 `;
 
+const PROXY_EXAMPLES = `
+Examples:
+  cg proxy                                  listen on 127.0.0.1:8787; prints the lines for Claude Code and Codex
+  cg proxy --observe                        change nothing, record what would have been saved
+  ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+
+Routes: POST /v1/messages, /v1/chat/completions and /v1/responses are compacted (preset agent);
+everything else passes through unchanged. Upstreams come from flags or the proxy: section of your
+own config, never from the request. GET /_cg/health answers for cg doctor.
+`;
+
 const COMPLETION_EXAMPLES = `
 Examples:
   source <(cg completion bash)              bash, this shell
@@ -275,6 +286,7 @@ Examples:
     .option('--json', 'machine-readable report (keys are only ever added, never renamed)')
     .option('--graph', 'daily saved tokens as a bar chart')
     .option('--reset', 'delete the ledger and pending records, and say what was removed')
+    .option('--observed', 'what cg proxy --observe would have saved (its own ledger), not what was saved')
     .action(async (flags) => {
       const { statsCommand } = await import('./commands/stats.js');
       setExit(await statsCommand(flags));
@@ -312,6 +324,7 @@ Examples:
     .option('--project', "this project's settings (./.claude, ./.codex, ./.gemini)")
     .option('--dry-run', 'print the change as a diff; write nothing')
     .option('--uninstall', "remove cg's hook, leaving everything else as it was")
+    .option('--proxy [url]', 'point the agent at cg proxy instead (default http://127.0.0.1:8787)')
     .addHelpText('after', INIT_EXAMPLES)
     .action(async (target: string, flags) => {
       const [{ initCommand }, { writeOut }] = await Promise.all([
@@ -353,6 +366,29 @@ Examples:
         }),
       );
       await writeOut(out);
+    });
+
+  program
+    .command('proxy')
+    .description('a local HTTP proxy that compacts agent request bodies on their way to the provider')
+    .option('--port <n>', 'port to listen on (default 8787; 0 picks a free one)')
+    .option('--host <addr>', 'address to listen on (default 127.0.0.1)')
+    .option('--allow-remote', 'allow a --host that is not a loopback address (prints a warning)')
+    .option(
+      '--observe',
+      'forward every body unchanged; record what would have been saved (cg stats --observed)',
+    )
+    .option('-p, --preset <name>', 'component preset for request bodies (default agent)')
+    .option('--anthropic-upstream <url>', 'where Anthropic requests go (default https://api.anthropic.com)')
+    .option('--openai-upstream <url>', 'where OpenAI requests go (default https://api.openai.com)')
+    .option('--timeout-ms <n>', 'a compaction taking longer forwards the original body (default 20000)')
+    .option('--config <file>', 'config file (its proxy: section counts only if it is your own)')
+    .option('--no-store', 'do not stash originals: lossless components only')
+    .option('-v, --verbose', 'one line per request on stderr (auth headers redacted, never bodies)')
+    .addHelpText('after', PROXY_EXAMPLES)
+    .action(async (flags) => {
+      const { proxyCommand } = await import('./commands/proxy.js');
+      setExit(await proxyCommand(flags));
     });
 
   program

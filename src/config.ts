@@ -16,6 +16,7 @@ import { ConfigError } from './errors.js';
 import { MODEL_CONFIG_DEFAULTS, type ModelConfig, parseModelConfig } from './llm/endpoint.js';
 import { hintFor, MARKER_MODES, markerModeFromEnv } from './marker-mode.js';
 import { isPreset, PRESET_NAMES, type PresetName } from './presets.js';
+import { PROXY_CONFIG_DEFAULTS, type ProxyConfig, parseProxyConfig } from './proxy/config.js';
 import { DEFAULT_HINT } from './store/marker.js';
 import { TOKENIZERS, type TokenizerName } from './tokens.js';
 import { announceIgnored } from './trust/notice.js';
@@ -45,6 +46,8 @@ export interface CgConfig {
   tokenizer: TokenizerName;
   /** The model for model-assisted components (extract's code strategy, summarize). */
   model: ModelConfig;
+  /** `cg proxy`: upstreams, preset, deadline (honoured only from the user's own config). */
+  proxy: ProxyConfig;
 }
 
 export const STORE_CONFIG_DEFAULTS: StoreConfig = {
@@ -54,7 +57,7 @@ export const STORE_CONFIG_DEFAULTS: StoreConfig = {
   hint: DEFAULT_HINT,
 };
 
-const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filters'] as const;
+const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filters', 'proxy'] as const;
 const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint', 'marker'] as const;
 
 export function defaultConfig(): CgConfig {
@@ -63,6 +66,7 @@ export function defaultConfig(): CgConfig {
     store: { ...STORE_CONFIG_DEFAULTS },
     tokenizer: 'o200k',
     model: { ...MODEL_CONFIG_DEFAULTS },
+    proxy: { ...PROXY_CONFIG_DEFAULTS },
   };
 }
 
@@ -188,6 +192,12 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
     cfg.model = parseModelConfig(top.model);
   } catch (err) {
     if (err instanceof ConfigError) throw err.under('model');
+    throw err;
+  }
+  try {
+    cfg.proxy = parseProxyConfig(top.proxy);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err.under('proxy');
     throw err;
   }
   // A section whose feature lands later: accepted only empty, so a typo is never silently ignored.

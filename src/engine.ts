@@ -55,6 +55,11 @@ export interface CompactOptions {
   model?: ModelAccess;
   /** Environment for model resolution (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Aborted when the caller stopped waiting and sent something else (the proxy's deadline): the
+   * session then records nothing of this run, since none of it was sent.
+   */
+  signal?: AbortSignal;
 }
 
 export interface CompactResult {
@@ -148,7 +153,7 @@ export async function compactText(input: string, options: CompactOptions): Promi
   });
   const changed = rewrites.size > 0 || edits.length > 0;
   const output = changed ? transcript.write(rewrites, edits) : input;
-  if (session) {
+  if (session && !options.signal?.aborted) {
     const failed = await session.save(rewrites, finals, gone);
     if (failed) notes.push(`session ${session.label}: record not saved (${failed})`);
   }

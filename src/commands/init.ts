@@ -40,6 +40,8 @@ import {
 import { GEMINI_MCP_SERVER } from '../hosts/gemini.js';
 import type { Host } from '../hosts/host.js';
 import { hostNamed } from '../hosts/index.js';
+import { claudeProxyEdit, proxyUrlOf } from '../proxy/claude-settings.js';
+import { codexSnippet } from '../proxy/setup.js';
 import { shellQuote } from '../run/quote.js';
 
 export const INIT_TARGETS = ['claude', 'codex', 'gemini', 'agents-md'] as const;
@@ -50,6 +52,8 @@ export interface InitFlags {
   project?: boolean;
   dryRun?: boolean;
   uninstall?: boolean;
+  /** `--proxy [url]`: point the agent at cg proxy instead of installing the hook. */
+  proxy?: string | boolean;
 }
 
 export interface InitContext {
@@ -195,24 +199,36 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
     return 0;
   }
   if (flags.global && flags.project) throw new UsageError('init: give --global or --project, not both');
+  const proxy = flags.proxy !== undefined;
+  if (proxy && target === 'codex') {
+    // Codex's provider lives in config.toml, which cg does not edit: it prints the lines instead.
+    ctx.out(
+      `# add to ~/.codex/config.toml (with cg proxy running):\n${codexSnippet(proxyUrlOf(flags.proxy))}\n`,
+    );
+    return 0;
+  }
+  if (proxy && target !== 'claude') throw new UsageError(`init ${target}: --proxy is for claude and codex`);
   const host = hostNamed(target)!;
   const file = settingsFileOf(host, flags, ctx);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  const mcpTool = host.name === 'claude' ? claudeMcpTool(flags, ctx) : undefined;
-  const result = await edit(
-    host,
-    before,
-    flags,
-    ctx.invocation ?? selfCommand(),
-    mcpTool ? ['--mcp-tool', mcpTool] : [],
-  );
+  const mcpTool = !proxy && host.name === 'claude' ? claudeMcpTool(flags, ctx) : undefined;
+  const result = proxy
+    ? await claudeProxyEdit(before, proxyUrlOf(flags.proxy), !!flags.uninstall)
+    : await edit(
+        host,
+        before,
+        flags,
+        ctx.invocation ?? selfCommand(),
+        mcpTool ? ['--mcp-tool', mcpTool] : [],
+      );
   if (!result.ok) throw new ConfigError('', result.reason, file);
+  const what = proxy ? 'the cg proxy setting (env.ANTHROPIC_BASE_URL)' : 'the cg hook';
 
   if (!result.changed) {
     ctx.out(
       flags.uninstall
-        ? `cg: no cg hook in ${file}; nothing to do\n`
-        : `cg: the cg hook is already in ${file}; nothing to do\n`,
+        ? `cg: no ${proxy ? 'cg proxy setting' : 'cg hook'} in ${file}; nothing to do\n`
+        : `cg: ${what} is already in ${file}; nothing to do\n`,
     );
     return 0;
   }
@@ -241,7 +257,13 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
   const backup = writeWithBackup(file, before, result.text);
   const saved = backup ? ` (previous file saved as ${backup})` : '';
   if (flags.uninstall) {
-    ctx.out(`cg: removed the cg hook from ${file}${saved}\n`);
+    ctx.out(`cg: removed ${what} from ${file}${saved}\n`);
+    return 0;
+  }
+  if (proxy) {
+    ctx.out(
+      `cg: added ${what} to ${file}${saved}\ncg: start the proxy with \`cg proxy\`; Claude Code sessions started from now on use it\n`,
+    );
     return 0;
   }
   ctx.out(`cg: added the cg hook to ${file}${saved}\n`);

@@ -8,6 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { writeOut } from '../io.js';
+import { observeEnv } from '../proxy/observe-dir.js';
 import { buildReport } from '../stats/build.js';
 import { removeLedgers } from '../stats/ledger.js';
 import { ledgerLocation } from '../stats/paths.js';
@@ -21,12 +22,14 @@ export interface StatsFlags {
   json?: boolean;
   graph?: boolean;
   reset?: boolean;
+  /** What `cg proxy --observe` would have saved (its own ledger), instead of what was saved. */
+  observed?: boolean;
 }
 
 export const DEFAULT_TOP = 10;
 
 export async function statsCommand(flags: StatsFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const loc = ledgerLocation(env);
+  const loc = ledgerLocation(flags.observed ? observeEnv(env) : env);
   if (flags.reset) {
     if (flags.since !== undefined || flags.session !== undefined) {
       throw new UsageError(

@@ -61,7 +61,11 @@ function evidence(root: JsonNode, messages: readonly JsonNode[]): Evidence {
   };
   for (const m of messages) {
     const role = stringOf(member(m, 'role'));
-    if (role !== undefined && OPENAI_ROLES.has(role)) ev.openaiMark ??= `a "${role}" role message`;
+    // Claude Code (2.1.3xx) sends "system" messages inside an Anthropic body that also has a
+    // top-level system prompt, which no OpenAI body has: there the role is no OpenAI mark.
+    const anthropicSystem = role === 'system' && member(root, 'system') !== undefined;
+    if (role !== undefined && OPENAI_ROLES.has(role) && !anthropicSystem)
+      ev.openaiMark ??= `a "${role}" role message`;
     for (const key of OPENAI_KEYS) if (member(m, key) !== undefined) ev.openaiMark ??= `"${key}"`;
     const content = member(m, 'content');
     for (const block of content?.type === 'array' ? content.items : []) {

@@ -92,6 +92,20 @@ describe('detectFormat', () => {
     expect(readTranscript(raw, 'auto', {}).format).toBe('text');
   });
 
+  it('reads a Claude Code body with "system" messages beside its top-level system prompt as Anthropic', () => {
+    // Claude Code 2.1.332 sends {role: "system"} messages inside messages, next to `system`.
+    const body = JSON.stringify({
+      model: 'claude',
+      system: [{ type: 'text', text: 'You are Claude Code.' }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'say hi' }] },
+        { role: 'system', content: [{ type: 'text', text: '# Environment' }] },
+      ],
+    });
+    expect(detectFormat(body)).toBe('anthropic');
+    expect(readTranscript(body, 'anthropic', {}).format).toBe('anthropic');
+  });
+
   it('treats a large JSON document with no request keys as text without reading it as a request', () => {
     const big = JSON.stringify({
       items: Array.from({ length: 20_000 }, (_, i) => ({ i, role: 'user', messages: [] })),
