@@ -15,6 +15,7 @@ import { delimiter, join, resolve, sep } from 'node:path';
 import { isCgHookCommand, valueAt } from '../hook/settings.js';
 import type { Host, Scope } from '../hosts/host.js';
 import { HOSTS } from '../hosts/index.js';
+import type { DoctorCheck } from '../proxy/doctor.js';
 import { resolveStoreDir } from '../store/location.js';
 
 export interface DoctorContext {
@@ -29,6 +30,8 @@ export interface DoctorContext {
   ) => { code: number | null; stdout: string; ms: number };
   /** The host binary's --version output, or undefined when it is not on PATH. */
   version?: (host: Host) => string | undefined;
+  /** The proxy checks (tests substitute their own; default src/proxy/doctor.ts). */
+  proxyChecks?: (o: { env: NodeJS.ProcessEnv }) => Promise<DoctorCheck[]>;
 }
 
 interface Installed {
@@ -200,6 +203,31 @@ export async function doctorCommand(ctx: DoctorContext): Promise<number> {
       for (const p of await hostProblems(host, inst, ctx, home)) say(false, p);
     }
   }
+  const proxy = await proxySection(ctx);
+  if (proxy.used) any = true;
+  if (proxy.failed) failed = true;
   if (!any) ctx.out('cg: no agent integration installed; nothing to check\n');
   return failed ? 1 : 0;
+}
+
+/**
+ * The proxy door: reported when a client points at a cg proxy or one answers. A client pointed at a
+ * proxy that does not answer fails (its requests would fail); a proxy nobody uses is only a warning.
+ */
+async function proxySection(ctx: DoctorContext): Promise<{ used: boolean; failed: boolean }> {
+  const { proxyDoctor } = await import('../proxy/doctor.js');
+  const checks = await (ctx.proxyChecks ?? proxyDoctor)({ env: ctx.env });
+  const up = checks.find((c) => c.name === 'proxy')?.status === 'ok';
+  const pointed = checks.some((c) => (c.name === 'claude' || c.name === 'codex') && c.status === 'ok');
+  if (!up && !pointed) {
+    ctx.out('cg proxy: not in use (cg proxy, then cg init claude --proxy)\n');
+    return { used: false, failed: false };
+  }
+  ctx.out('cg proxy:\n');
+  let failed = false;
+  for (const c of checks) {
+    if (c.status === 'fail') failed = true;
+    ctx.out(`  ${c.status === 'ok' ? 'ok  ' : c.status === 'fail' ? 'FAIL' : 'warn'} ${c.detail}\n`);
+  }
+  return { used: true, failed };
 }

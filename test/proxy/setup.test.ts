@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeProxyEdit } from '../../src/proxy/claude-settings.js';
 import { proxyDoctor } from '../../src/proxy/doctor.js';
-import { cg } from '../e2e/run-cg.js';
+import { cg, cgAsync } from '../e2e/run-cg.js';
 import { tempDir } from '../helpers.js';
 import { startTestProxy, type TestProxy } from './harness.js';
 
@@ -95,5 +95,28 @@ describe('proxyDoctor', () => {
     expect(checks[0]).toMatchObject({ name: 'proxy', status: 'fail' });
     expect(checks[0]!.detail).toMatch(/no cg proxy answers at http:\/\/127\.0\.0\.1:9/);
     expect(checks.slice(1).map((c) => c.status)).toEqual(['warn', 'warn']);
+  });
+});
+
+describe('cg doctor and the proxy', () => {
+  it('reports the proxy a client points at: 0 while it answers, 1 once it is gone; nothing to say when unused', async () => {
+    const home = tempDir();
+    expect(cg(['doctor'], { env: { HOME: home } }).out).toContain('cg proxy: not in use');
+    const p = await startTestProxy();
+    open.push(p);
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    writeFileSync(
+      join(home, '.claude', 'settings.json'),
+      JSON.stringify({ env: { ANTHROPIC_BASE_URL: p.url, ENABLE_TOOL_SEARCH: 'true' } }),
+    );
+    // Async: the proxy runs in this process and must answer while cg doctor asks it.
+    const up = await cgAsync(['doctor'], { env: { HOME: home } });
+    expect(up.out).toMatch(/cg proxy:\n {2}ok {3}cg proxy answers at/);
+    expect(up.out).toMatch(/ok {3}Claude Code points at it/);
+    expect(up.code).toBe(0);
+    await open.pop()!.close();
+    const down = cg(['doctor'], { env: { HOME: home } });
+    expect(down.out).toMatch(/FAIL no cg proxy answers at/);
+    expect(down.code).toBe(1);
   });
 });
