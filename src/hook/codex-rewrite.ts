@@ -19,6 +19,7 @@
  */
 import type { FilterSource } from '../component.js';
 import { shellQuote } from '../run/quote.js';
+import { programOf } from '../shell/program.js';
 import { codexPolicy, type PolicyCheck } from './codex-policy.js';
 import { isOutputHeavy } from './programs.js';
 import { readShellCall, rewriteAnswer } from './protocol.js';
@@ -46,10 +47,9 @@ function mightBeDangerous(argv: readonly string[]): boolean {
   return sub !== undefined && DANGEROUS_GIT.has(sub);
 }
 
-/** The program's base name in a selector (`git log -p` → git, `/usr/bin/cat x` → cat). */
+/** The program a selector runs, as stats and failed_run read it (`python3 -m pytest` → pytest). */
 function programName(selector: string): string {
-  const word = selector.split(' ', 1)[0] ?? '';
-  return word.slice(word.lastIndexOf('/') + 1);
+  return programOf(selector)?.name ?? '';
 }
 
 /** `'/usr/bin/node' '/…/bin/cg.js'`: the cg that is running this hook. */
@@ -70,8 +70,6 @@ export async function codexRewrite(
     ...(o.session !== undefined ? { session: o.session } : {}),
     invocation: o.invocation ?? selfInvocation(),
     cgEnv: { CG_READER: 'model' },
-    // --force: a cg run that predates CG_READER still compacts though Codex captures to a file.
-    runFlags: ' --force',
     handles: async (command) => {
       if (isOutputHeavy(programName(command))) return true;
       source ??= Promise.resolve((o.filters ?? realFilters)(cwd, o.env));

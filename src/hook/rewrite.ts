@@ -32,8 +32,6 @@ export interface RewriteOptions {
   session?: string;
   /** How the rewrite runs cg, as shell words already quoted (default `cg`). */
   invocation?: string;
-  /** Flags for `cg run` (` --force`), with their leading space. */
-  runFlags?: string;
   /** Variables for cg itself (`CG_READER=model`), set in front of the invocation. */
   cgEnv?: Readonly<Record<string, string>>;
 }
@@ -97,9 +95,9 @@ export async function decideRewrite(command: string, opts: RewriteOptions): Prom
   const invocation = opts.invocation ?? 'cg';
   let out = command;
   for (const { at, assignments } of [...inserts].sort((a, b) => b.at - a.at)) {
-    out = `${out.slice(0, at)}${vars}${invocation} run${opts.runFlags ?? ''} -- ${assignments > 0 ? 'env ' : ''}${out.slice(at)}`;
+    out = `${out.slice(0, at)}${vars}${invocation} run -- ${assignments > 0 ? 'env ' : ''}${out.slice(at)}`;
   }
-  const words = parseShell(`${invocation} run${opts.runFlags ?? ''} --`);
+  const words = parseShell(`${invocation} run --`);
   const base = words.ok ? (words.pipelines[0]?.commands[0]?.words.map(wordValue) ?? []) : [];
   const wrapper = inserts.map((i) => [...(base as string[]), ...(i.assignments > 0 ? ['env'] : [])]);
   return {

@@ -246,6 +246,6 @@ describe.skipIf(skip !== undefined)(`Codex ${client('codex').version ?? ''} rule
     // What Codex ran: the command no rule names went through cg; the allowed one ran as written.
     const ran = commandsRan(withCg.world);
     expect(ran).toContain('python3 -m pytest -q tests');
-    expect(ran.some((c) => /^cd sub && .*cg\.js run --force -- pytest -q$/.test(c))).toBe(true);
+    expect(ran.some((c) => /^cd sub && .*cg\.js run -- pytest -q$/.test(c))).toBe(true);
   });
 });

@@ -120,7 +120,7 @@ describe('cg hook codex (the built CLI)', () => {
     const out = JSON.parse(r.out).hookSpecificOutput;
     expect(out.permissionDecision).toBe('allow');
     expect(out.updatedInput.command).toBe(
-      `CG_SESSION=e2e-session-1 CG_READER=model ${process.execPath} ${BIN} run --force -- seq 5`,
+      `CG_SESSION=e2e-session-1 CG_READER=model ${process.execPath} ${BIN} run -- seq 5`,
     );
   });
 
@@ -139,7 +139,7 @@ describe('cg hook codex (the built CLI)', () => {
     const filters = tempDir('cg-hook-config-');
     const rewritten = JSON.parse(hook(pre(command, work), { XDG_CONFIG_HOME: filters }).out)
       .hookSpecificOutput.updatedInput.command as string;
-    expect(rewritten).toContain(` run --force -- env ${command}`);
+    expect(rewritten).toContain(` run -- env ${command}`);
     const r = spawnSync('bash', ['-c', rewritten], {
       cwd: work,
       encoding: 'utf8',
@@ -175,7 +175,7 @@ describe('cg hook codex (the built CLI)', () => {
     expect(r.stderr).toMatch(/a Codex rule decides "prompt"/);
     expect(
       JSON.parse(hook(pre('cd /tmp && ls -la'), env).out).hookSpecificOutput.updatedInput.command,
-    ).toContain(' run --force -- ls -la');
+    ).toContain(' run -- ls -la');
   });
 });
 
