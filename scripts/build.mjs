@@ -31,6 +31,8 @@ const external = [
   // chalk is only for `cg stats` on a terminal; bundled, its node:tty/node:os imports would be
   // hoisted into every start-up.
   'chalk',
+  // The Redis client, only for a store URL (src/store/redis-link.ts imports it on first use).
+  'ioredis',
 ];
 
 // What every bundle here shares: one ESM file for Node 20, heavy dependencies left external.

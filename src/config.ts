@@ -13,10 +13,17 @@ import { cjsExports } from './lazy.js';
 import { MODEL_CONFIG_DEFAULTS, type ModelConfig, parseModelConfig } from './llm/endpoint.js';
 import { isPreset, PRESET_NAMES, type PresetName } from './presets.js';
 import { DEFAULT_HINT } from './store/marker.js';
+import {
+  parseRedisSettings,
+  REDIS_DEFAULTS,
+  REDIS_STORE_KEYS,
+  type RedisSettings,
+} from './store/redis-config.js';
 import { TOKENIZERS, type TokenizerName } from './tokens.js';
 import { boolean, describe, integer, mapping, oneOf, string } from './validate.js';
 
-export interface StoreConfig {
+/** The Redis keys (url, prefix, …) are described in store/redis-config.ts. */
+export interface StoreConfig extends RedisSettings {
   /** From the config file; CG_STORE_DIR still wins over it. */
   dir?: string;
   ttlDays: number;
@@ -39,6 +46,7 @@ export interface CgConfig {
 }
 
 export const STORE_CONFIG_DEFAULTS: StoreConfig = {
+  ...REDIS_DEFAULTS,
   ttlDays: 14,
   maxBytes: 512 * 1024 * 1024,
   compress: true,
@@ -46,7 +54,7 @@ export const STORE_CONFIG_DEFAULTS: StoreConfig = {
 };
 
 const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filters'] as const;
-const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint'] as const;
+const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint', ...REDIS_STORE_KEYS] as const;
 
 export function defaultConfig(): CgConfig {
   return {
@@ -140,6 +148,7 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
     maxBytes: integer(store.max_mb, 'store.max_mb', STORE_CONFIG_DEFAULTS.maxBytes / 2 ** 20, 1) * 2 ** 20,
     compress: boolean(store.compress, 'store.compress', true),
     hint: string(store.hint, 'store.hint', DEFAULT_HINT),
+    ...parseRedisSettings(store),
   };
   if (!cfg.store.hint.includes('{key}') && cfg.store.hint.trim() !== '') {
     throw new ConfigError('store.hint', 'must contain {key} so the agent knows what to expand (or be empty)');

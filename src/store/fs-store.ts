@@ -189,12 +189,12 @@ export function createFsStore(opts: StoreOptions): Store {
     if (await claimPrune(dir, now)) await pruneStore(dir, limits, now, new Set([key]), tmpPath);
   }
 
-  async function read(key: string): Promise<EntryRead> {
+  async function read(key: string, use = true): Promise<EntryRead> {
     // The only gate between user input and a path: `../../etc/passwd` never reaches the filesystem.
     if (typeof key !== 'string' || !isKey(key)) return { found: false, why: 'missing' };
     const path = entryPath(dir, key);
     const { error: _, ...found } = await inspect(path, key);
-    if (found.found) await refresh(path);
+    if (found.found && use) await refresh(path);
     return found;
   }
 
@@ -257,7 +257,8 @@ export function createFsStore(opts: StoreOptions): Store {
       }
     },
 
-    read,
+    read: (key) => read(key),
+    peek: (key) => read(key, false),
 
     async get(key) {
       const found = await read(key);

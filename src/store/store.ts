@@ -11,11 +11,30 @@ export interface StoreInfo {
   dir: string;
   entries: number;
   bytes: number;
+  /** Last use of the least and most recently used entries. */
   oldestMtimeMs?: number;
   newestMtimeMs?: number;
   ttlDays: number;
+  /** The size cap; 0 when the backend leaves it to the server (Redis maxmemory). */
   maxBytes: number;
   compress: boolean;
+  /** Absent means the disk store. */
+  backend?: 'disk' | 'redis';
+  /** The Redis server, for the redis backend. */
+  server?: ServerInfo;
+  /** The local disk store a shared backend falls back to or caches in, and in which roles. */
+  local?: StoreInfo & { fallback: boolean; cache: boolean };
+}
+
+/** A shared server as `cg store info` shows it; `error` when it could not be asked. */
+export interface ServerInfo {
+  url: string;
+  prefix: string;
+  version?: string;
+  usedMemory?: number;
+  maxMemory?: number;
+  maxMemoryPolicy?: string;
+  error?: string;
 }
 
 export interface PruneResult {
@@ -25,6 +44,10 @@ export interface PruneResult {
   remainingBytes: number;
   /** Entries due for removal that could not be removed (a read-only store); absent means none. */
   failed?: number;
+  /** Redis: entries that had no expiry and were given one. */
+  expirySet?: number;
+  /** The local disk store's own prune, for a shared backend that has one. */
+  local?: PruneResult;
 }
 
 /** What a read found. `corrupt`: something sits under the key that is not its original. */
@@ -53,6 +76,8 @@ export interface Store {
   get(key: string): Promise<Buffer | undefined>;
   /** Like get, but says why an entry is not there (optional: readEntry falls back to get). */
   read?(key: string): Promise<EntryRead>;
+  /** Like read, but leaves the entry's LRU time or expiry as it was (counting is not a use). */
+  peek?(key: string): Promise<EntryRead>;
   info(): Promise<StoreInfo>;
   /**
    * Removes expired entries (TTL), then least-recently-used until under the size cap. An entry used
