@@ -152,6 +152,13 @@ const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length))
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  │  '));
 rmSync(work, { recursive: true, force: true });
 
+// Store latency: the disk store against Redis (bench/store.mjs; Redis rows need redis-server).
+{
+  const { storeBench } = await import('./store.mjs');
+  console.log('');
+  for (const line of await storeBench()) console.log(line);
+}
+
 // rtk parity on rtk's own fixtures (bench/rtk.mjs).
 {
   const { rtkLines } = await import('./rtk.mjs');
