@@ -132,10 +132,9 @@ describe('links planted inside the store', () => {
     const put = await store.put(text);
     expect(readdirSync(outside)).toEqual([]);
     // The link was replaced by a real shard directory, so the original is inside the store.
-    if (put.ok) {
-      expect(lstatSync(join(store.dir, key.slice(0, 2))).isDirectory()).toBe(true);
-      expect(lstatSync(entryPath(store.dir, key)).isFile()).toBe(true);
-    }
+    expect(put).toMatchObject({ ok: true, created: true });
+    expect(lstatSync(join(store.dir, key.slice(0, 2))).isDirectory()).toBe(true);
+    expect(lstatSync(entryPath(store.dir, key)).isFile()).toBe(true);
     symlinkSync(outside, join(store.dir, 'ab'));
     writeFileSync(join(outside, 'keep.txt'), 'not the store');
     await store.clear();
