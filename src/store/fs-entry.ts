@@ -71,7 +71,10 @@ export async function ensureRealDir(path: string): Promise<void> {
     st = await lstat(path);
   }
   if (!st.isDirectory()) {
-    throw refusal('ENOTDIR', `${path} is not a directory; cg never writes through anything else in its store`);
+    throw refusal(
+      'ENOTDIR',
+      `${path} is not a directory; cg never writes through anything else in its store`,
+    );
   }
 }
 

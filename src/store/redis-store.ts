@@ -98,6 +98,26 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
     } while (cursor !== '0');
   }
 
+  /** Every entry of this prefix with its size and remaining time (-1: none), batch by batch. */
+  async function* entries(): AsyncGenerator<{ key: string; len: number; pttl: number }[]> {
+    for await (const batch of keys()) {
+      const replies = await link.run((c) => {
+        const p = c.pipeline();
+        for (const k of batch) p.strlen(k).pttl(k);
+        return p.exec();
+      });
+      const found: { key: string; len: number; pttl: number }[] = [];
+      batch.forEach((key, i) => {
+        const len = replies?.[2 * i]?.[1];
+        const pttl = replies?.[2 * i + 1]?.[1];
+        // A length of 0 is a key that expired since the scan listed it.
+        if (typeof len === 'number' && len > 0)
+          found.push({ key, len, pttl: typeof pttl === 'number' ? pttl : -2 });
+      });
+      yield found;
+    }
+  }
+
   const store: RedisStore = {
     backend: 'redis',
     link,
@@ -208,20 +228,12 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
       };
       const now = Date.now();
       try {
-        for await (const batch of keys()) {
-          const replies = await link.run((c) => {
-            const p = c.pipeline();
-            for (const k of batch) p.strlen(k).pttl(k);
-            return p.exec();
-          });
-          for (let i = 0; i < batch.length; i++) {
-            const len = replies?.[2 * i]?.[1];
-            const pttl = replies?.[2 * i + 1]?.[1];
-            if (typeof len !== 'number' || len === 0) continue; // expired since the scan
+        for await (const batch of entries()) {
+          for (const { len, pttl } of batch) {
             info.entries++;
             info.bytes += len;
             // Every put and read sets the full TTL, so what is left of it dates the last use.
-            if (typeof pttl === 'number' && pttl > 0 && ttlMs > 0) {
+            if (pttl > 0 && ttlMs > 0) {
               const used = now - (ttlMs - pttl);
               if (info.oldestMtimeMs === undefined || used < info.oldestMtimeMs) info.oldestMtimeMs = used;
               if (info.newestMtimeMs === undefined || used > info.newestMtimeMs) info.newestMtimeMs = used;
@@ -241,20 +253,13 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
       let remainingBytes = 0;
       let expirySet = 0;
       try {
-        for await (const batch of keys()) {
-          const replies = await link.run((c) => {
-            const p = c.pipeline();
-            for (const k of batch) p.strlen(k).pttl(k);
-            return p.exec();
-          });
+        for await (const batch of entries()) {
           const lasting: string[] = [];
-          batch.forEach((k, i) => {
-            const len = replies?.[2 * i]?.[1];
-            if (typeof len !== 'number' || len === 0) return;
+          for (const { key, len, pttl } of batch) {
             remaining++;
             remainingBytes += len;
-            if (replies?.[2 * i + 1]?.[1] === -1) lasting.push(k);
-          });
+            if (pttl === -1) lasting.push(key);
+          }
           if (ttlSeconds && lasting.length) {
             const set = await link.run((c) => {
               const p = c.pipeline();
