@@ -118,16 +118,14 @@ export function createRedisLink(target: RedisTarget, timeoutMs: number): RedisLi
     }
   }
 
+  const downReason = () => (down && Date.now() - down.at < DOWN_MS ? down.reason : undefined);
+
   return {
     display: target.display,
-
-    downReason() {
-      if (down && Date.now() - down.at < DOWN_MS) return down.reason;
-      return undefined;
-    },
+    downReason,
 
     async run(op, bytes = 0) {
-      const reason = this.downReason();
+      const reason = downReason();
       if (reason) throw new RedisFailure('down', reason);
       inFlight++;
       hold(true);

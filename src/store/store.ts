@@ -1,7 +1,9 @@
 /**
  * The store interface: a content-addressed stash of originals, so every lossy rewrite can be undone
- * with `cg expand KEY`. Implementations must be safe with many concurrent processes and must never
- * build a path from an unvalidated key.
+ * with `cg expand KEY`. Implementations must be safe with many concurrent processes, must never
+ * build a path (or a server key) from an unvalidated key, and must answer a put with ok only once
+ * the original is persisted. Backends: the disk (fs-store.ts) and Redis (redis-store.ts, behind
+ * fleet-store.ts); open.ts chooses.
  */
 export type PutResult =
   | { ok: true; key: string; created: boolean }
@@ -64,6 +66,10 @@ export class StoreActionError extends Error {
 }
 
 export interface Store {
+  /**
+   * Where entries live, as cg prints it and stats records refer to it: the directory, or for a
+   * shared store its URL without the password and its prefix (`redis://host:6379/0#cg:`).
+   */
   readonly dir: string;
   /** Whether puts can succeed now (directory creatable and writable); cached per process. */
   writable(): Promise<boolean>;
