@@ -11,7 +11,7 @@
  * Entries are private to the user (0700 dirs, 0600 files): they hold raw tool output, secrets
  * included. Links inside the store are never followed (fs-entry.ts).
  */
-import { link, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { link, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode, encode } from './codec.js';
 import {
@@ -205,7 +205,9 @@ export function createFsStore(opts: StoreOptions): Store {
       writableAnswer ??= (async () => {
         // Sessions and CI run as root, which ignores permission bits: only an actual write tells.
         try {
-          await ensureRealDir(dir);
+          // The store directory itself may be a link (the user's own choice: a cache on another
+          // disk); only what is inside it is never followed.
+          await mkdir(dir, { recursive: true, mode: 0o700 });
           const probe = tmpPath();
           const fh = await open(probe, CREATE_FLAGS, 0o600);
           try {

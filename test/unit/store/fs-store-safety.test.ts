@@ -189,6 +189,19 @@ describe('links planted inside the store', () => {
     expect(lstatSync(join(store.dir, '.last-prune')).isFile()).toBe(true);
   });
 
+  it('follows a store directory that is itself a link: that is the user\'s own choice', async () => {
+    const real = join(tempDir('cg-real-'), 'store');
+    mkdirSync(real);
+    const dir = join(tempDir('cg-via-'), 'store');
+    symlinkSync(real, dir);
+    const store = createFsStore({ dir, ...STORE_DEFAULTS });
+    expect(await store.writable()).toBe(true);
+    const { key } = await store.put('kept on the other disk\n');
+    expect(lstatSync(dir).isSymbolicLink()).toBe(true);
+    expect(existsSync(entryPath(real, key))).toBe(true);
+    expect((await store.get(key))!.toString()).toBe('kept on the other disk\n');
+  });
+
   it('creates entries and temp files private to the user, with exclusive flags', async () => {
     const store = makeStore();
     const { key } = await store.put('private\n');
