@@ -75,7 +75,10 @@ for (const [name, json] of Object.entries(splitBundle(bundle))) {
 
 await build({
   ...common,
-  stdin: { contents: "export { Redis } from 'ioredis';", resolveDir: fileURLToPath(new URL('..', import.meta.url)) },
+  stdin: {
+    contents: "export { Redis } from 'ioredis';",
+    resolveDir: fileURLToPath(new URL('..', import.meta.url)),
+  },
   outdir: undefined,
   outfile: 'dist/ioredis.js',
   minify: true,

@@ -189,7 +189,7 @@ describe('links planted inside the store', () => {
     expect(lstatSync(join(store.dir, '.last-prune')).isFile()).toBe(true);
   });
 
-  it('follows a store directory that is itself a link: that is the user\'s own choice', async () => {
+  it("follows a store directory that is itself a link: that is the user's own choice", async () => {
     const real = join(tempDir('cg-real-'), 'store');
     mkdirSync(real);
     const dir = join(tempDir('cg-via-'), 'store');
