@@ -152,6 +152,17 @@ const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length))
 for (const r of rows) console.log(r.map((c, i) => c.padEnd(widths[i])).join('  │  '));
 rmSync(work, { recursive: true, force: true });
 
+// 1 MB of each input shape, end to end: time linear in input size (bench/shapes.mjs); cg expand with
+// many markers (bench/expand.mjs).
+{
+  const { benchShapes } = await import('./shapes.mjs');
+  const { benchExpand } = await import('./expand.mjs');
+  const shapeRows = [...benchShapes({ bin, env }), ...benchExpand({ bin, env })];
+  const w = [0, 1, 2, 3].map((i) => Math.max(...shapeRows.map((r) => r[i].length)));
+  console.log('');
+  for (const r of shapeRows) console.log(r.map((c, i) => c.padEnd(w[i])).join('  │  '));
+}
+
 // Store latency: the disk store against Redis (bench/store.mjs; Redis rows need redis-server).
 {
   const { storeBench } = await import('./store.mjs');
@@ -164,6 +175,13 @@ rmSync(work, { recursive: true, force: true });
   const { rtkLines } = await import('./rtk.mjs');
   console.log('');
   for (const line of await rtkLines()) console.log(line);
+}
+
+// The long tail: fold on logs, grep/find grouping, failure locations (bench/longtail.mjs).
+{
+  const { longtailLines } = await import('./longtail.mjs');
+  console.log('');
+  for (const line of await longtailLines()) console.log(line);
 }
 
 // Transcript components on the corpus sessions: replay figures and per-component savings.

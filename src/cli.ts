@@ -2,8 +2,10 @@
  * argv → command. Only commander is loaded eagerly; each command module is imported when chosen,
  * and heavy modules (tokenizer, YAML, TOON) are imported deeper still, only when a decision needs
  * them. Usage and config errors print one line `cg: …` and exit 2; nothing prints a stack trace.
+ * An unknown command word, or options written before the command, are sorted out by cli-route.ts.
  */
 import type { Command } from 'commander';
+import { routeArgv } from './cli-route.js';
 import { FORMAT_CHOICES } from './input/transcript.js';
 import { TOKENIZERS } from './tokens.js';
 
@@ -23,7 +25,7 @@ Environment:
   CG_DISABLE=1     every command passes its input through verbatim
   CG_STORE_DIR     where originals are stashed (default $XDG_CACHE_HOME/cg/store)
   CG_STORE_URL     a shared Redis store instead: redis://[user[:pass]@]host[:port][/db], rediss:// (TLS)
-  CG_CONFIG        config file to use (else ./.cg.yaml, then $XDG_CONFIG_HOME/cg/config.yaml)
+  CG_CONFIG        config file to use (else a trusted .cg.yaml, then $XDG_CONFIG_HOME/cg/config.yaml)
   CG_SESSION       conversation id for replaying request bodies (like --session)
   CG_STATE_DIR     where session records and the stats ledger live (default $XDG_STATE_HOME/cg)
 `;
@@ -43,7 +45,7 @@ Examples:
   cg filters test pytest out.txt            what it keeps of out.txt (summary on stderr)
   cg filters verify --require-all           run every inline test
   cg filters verify .cg/filters/mine.yaml   run the tests of one file
-  cg filters trust                          use ./.cg/filters/*.yaml of this project
+  cg filters trust                          use this project's filters (the same as cg trust)
 `;
 
 const HOOK_EXAMPLES = `
@@ -96,7 +98,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .option('-c, --components <list>', 'explicit comma-separated component list, instead of a preset')
       .option(
         '--config <file>',
-        'config file (default: $CG_CONFIG, ./.cg.yaml, $XDG_CONFIG_HOME/cg/config.yaml)',
+        'config file (default: $CG_CONFIG, a trusted .cg.yaml, $XDG_CONFIG_HOME/cg/config.yaml)',
       )
       .option('-q, --query <text>', 'what the agent is looking for (query-aware components)')
       .option('--lang <lang>', 'source language of the input (code components)')
@@ -105,6 +107,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .option('-v, --verbose', 'one line per component decision on stderr')
       .option('--explain', 'a table of what each component did, on stderr')
       .option('--force', 'compact even when stdout is a regular file')
+      .option('--for-model', 'the reader is a model: compact wherever stdout goes (also CG_READER=model)')
       .option('--filters <file>', 'a filter file tried before project, user and builtin filters');
 
   compactOptions(
@@ -194,6 +197,46 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       } finally {
         await writeOut(out);
         process.stderr.write(err);
+      }
+    });
+
+  program
+    .command('trust')
+    .description(
+      "consent to this project's .cg.yaml and .cg/filters (found from here up to the repository root)",
+    )
+    .option('--show', 'list the files, say whether they are trusted and what their config may do')
+    .option('--untrust', 'withdraw consent: the files are ignored again')
+    .addHelpText(
+      'after',
+      `
+Until trusted, a project's .cg.yaml and .cg/filters/*.yaml are ignored (one line on stderr says so).
+Trusting records a hash of them in $XDG_CONFIG_HOME/cg/trusted.json; any edit needs cg trust again.
+
+Examples:
+  cg trust --show                           what is there, and what its config may do
+  cg trust                                  check the files and use them from now on
+  cg trust --untrust                        ignore them again
+`,
+    )
+    .action(async (flags: { show?: boolean; untrust?: boolean }) => {
+      const [{ trustCommand }, { writeOut }] = await Promise.all([
+        import('./commands/trust.js'),
+        import('./io.js'),
+      ]);
+      let out = '';
+      try {
+        setExit(
+          await trustCommand(flags, {
+            cwd: process.cwd(),
+            env: process.env,
+            out: (s) => {
+              out += s;
+            },
+          }),
+        );
+      } finally {
+        await writeOut(out);
       }
     });
 
@@ -321,7 +364,13 @@ export async function main(argv: string[]): Promise<number> {
     const program = await buildProgram((c) => {
       code = c;
     });
-    await program.parseAsync(argv, { from: 'user' });
+    // A word commander would hand to the default command: a typo, or options before the command.
+    const route = routeArgv(argv, program);
+    if ('error' in route) {
+      process.stderr.write(`cg: ${route.error}\n`);
+      return 2;
+    }
+    await program.parseAsync(route.argv, { from: 'user' });
     return code;
   } catch (err) {
     if (isCommanderError(err)) {

@@ -1,16 +1,20 @@
 /**
  * Config discovery and strict validation (DESIGN §5). The first file found wins: --config,
- * CG_CONFIG, ./.cg.yaml, $XDG_CONFIG_HOME/cg/config.yaml (~/.config/cg/config.yaml). Unknown keys,
- * unknown component names and bad values are errors naming the file and the dotted path. The YAML
- * parser is imported only when a config file exists, so the common start-up path never loads it.
+ * CG_CONFIG, the project's .cg.yaml (found from the working directory up to the repository root,
+ * and used only once trusted with `cg trust`: see trust/state.ts), $XDG_CONFIG_HOME/cg/config.yaml
+ * (~/.config/cg/config.yaml). An untrusted project config is ignored whole — its model endpoint,
+ * key variable, store location and limits and marker hint would otherwise be a cloned repository's
+ * to choose — and one line on stderr says so. Every file is read as a bounded regular file. Unknown
+ * keys, unknown component names and bad values are errors naming the file and the dotted path. The
+ * YAML parser is imported only when a config file exists, so the common start-up path never loads it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { COMPONENTS, findComponent } from './components/index.js';
 import { ConfigError } from './errors.js';
-import { cjsExports } from './lazy.js';
 import { MODEL_CONFIG_DEFAULTS, type ModelConfig, parseModelConfig } from './llm/endpoint.js';
+import { hintFor, MARKER_MODES, markerModeFromEnv } from './marker-mode.js';
 import { isPreset, PRESET_NAMES, type PresetName } from './presets.js';
 import { DEFAULT_HINT } from './store/marker.js';
 import {
@@ -20,6 +24,11 @@ import {
   type RedisSettings,
 } from './store/redis-config.js';
 import { TOKENIZERS, type TokenizerName } from './tokens.js';
+import { announceIgnored } from './trust/notice.js';
+import { readTextFile } from './trust/read.js';
+import { configHome } from './trust/record.js';
+import { projectTrust } from './trust/state.js';
+import { parseYamlFile } from './trust/yaml.js';
 import { boolean, describe, integer, mapping, oneOf, string } from './validate.js';
 
 /** The Redis keys (url, prefix, …) are described in store/redis-config.ts. */
@@ -54,7 +63,7 @@ export const STORE_CONFIG_DEFAULTS: StoreConfig = {
 };
 
 const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filters'] as const;
-const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint', ...REDIS_STORE_KEYS] as const;
+const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint', 'marker', ...REDIS_STORE_KEYS] as const;
 
 export function defaultConfig(): CgConfig {
   return {
@@ -65,51 +74,76 @@ export function defaultConfig(): CgConfig {
   };
 }
 
-/** Finds the config file to use, or undefined. An explicitly named file must exist. */
-export function findConfigFile(
+/** Where a config came from: the user named it, the project (trusted) or the user's own file. */
+export type ConfigOrigin = 'explicit' | 'project' | 'user';
+
+export interface ConfigText {
+  file: string;
+  origin: ConfigOrigin;
+  text: string;
+}
+
+export interface LoadOptions {
+  /** Told that an untrusted project config was ignored (default: one `cg: …` line on stderr). */
+  onNote?: (line: string) => void;
+}
+
+/**
+ * The config file to use and its text, or undefined for the defaults. An explicitly named file
+ * must exist; a project config that is not trusted is passed over for the user's own.
+ */
+export function findConfig(
   explicit: string | undefined,
   env: NodeJS.ProcessEnv,
   cwd: string,
-): string | undefined {
+  opts: LoadOptions = {},
+): ConfigText | undefined {
   const named = explicit ?? (env.CG_CONFIG || undefined);
   if (named) {
-    const path = resolve(cwd, named);
-    if (!existsSync(path)) throw new ConfigError('', `config file not found: ${path}`);
-    return path;
+    const file = resolve(cwd, named);
+    if (!existsSync(file)) throw new ConfigError('', `config file not found: ${file}`);
+    return { file, origin: 'explicit', text: readConfigText(file) };
   }
-  const local = join(cwd, '.cg.yaml');
-  if (existsSync(local)) return local;
-  const xdg = env.XDG_CONFIG_HOME || join(homedir(), '.config');
-  const user = join(xdg, 'cg', 'config.yaml');
-  return existsSync(user) ? user : undefined;
+  const project = projectTrust(cwd, env);
+  if (project.status === 'trusted' && project.contents.config) {
+    return { file: project.contents.config.path, origin: 'project', text: project.contents.config.text };
+  }
+  if (project.status !== 'none' && project.status !== 'trusted' && project.project.config)
+    announceIgnored(project, cwd, opts.onNote);
+  const user = join(configHome(env), 'cg', 'config.yaml');
+  return existsSync(user) ? { file: user, origin: 'user', text: readConfigText(user) } : undefined;
 }
 
 export async function loadConfig(
   explicit: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
   cwd: string = process.cwd(),
+  opts: LoadOptions = {},
 ): Promise<CgConfig> {
-  const file = findConfigFile(explicit, env, cwd);
-  if (!file) return defaultConfig();
-  let text: string;
+  const found = findConfig(explicit, env, cwd, opts);
+  const cfg = found ? await parseConfigText(found.text, found.file) : defaultConfig();
+  const mode = markerModeFromEnv(env);
+  if (mode) cfg.store.hint = hintFor(mode, cfg.store.hint);
+  return cfg;
+}
+
+/**
+ * A config file's text → the validated config. Every error names the file (as `shown`, when the
+ * user knows it by a shorter path); relative paths in it are relative to the file.
+ */
+export async function parseConfigText(text: string, file: string, shown = file): Promise<CgConfig> {
+  const { value } = await parseYamlFile(text, shown, { mappingOf: 'settings' });
   try {
-    text = readFileSync(file, 'utf8');
+    return parseConfigObject(value ?? {}, file);
   } catch (err) {
-    throw new ConfigError('', `cannot read config: ${(err as Error).message}`, file);
-  }
-  const { parseDocument } = cjsExports(await import('yaml'));
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const where = e.linePos?.[0] ? `line ${e.linePos[0].line}: ` : '';
-    throw new ConfigError('', `invalid YAML: ${where}${e.message.split('\n')[0]}`, file);
-  }
-  try {
-    return parseConfigObject(doc.toJS() ?? {}, file);
-  } catch (err) {
-    if (err instanceof ConfigError) throw err.file ? err : new ConfigError(err.path, err.reason, file);
+    if (err instanceof ConfigError) throw err.file ? err : new ConfigError(err.path, err.reason, shown);
     throw err;
   }
+}
+
+/** The user's own files may be links (dotfiles); each is still a bounded regular file. */
+function readConfigText(file: string): string {
+  return readTextFile(file, { shown: file, what: 'config file', followLinks: true });
 }
 
 /** Validates an already-parsed config object (also used by the library API). */
@@ -143,7 +177,7 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
   }
   const store = mapping(top.store, 'store', STORE_KEYS);
   cfg.store = {
-    ...(store.dir !== undefined ? { dir: expandHome(string(store.dir, 'store.dir', '')) } : {}),
+    ...(store.dir !== undefined ? { dir: storeDir(string(store.dir, 'store.dir', ''), file) } : {}),
     ttlDays: integer(store.ttl_days, 'store.ttl_days', STORE_CONFIG_DEFAULTS.ttlDays, 0),
     maxBytes: integer(store.max_mb, 'store.max_mb', STORE_CONFIG_DEFAULTS.maxBytes / 2 ** 20, 1) * 2 ** 20,
     compress: boolean(store.compress, 'store.compress', true),
@@ -152,6 +186,12 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
   };
   if (!cfg.store.hint.includes('{key}') && cfg.store.hint.trim() !== '') {
     throw new ConfigError('store.hint', 'must contain {key} so the agent knows what to expand (or be empty)');
+  }
+  if (store.marker !== undefined) {
+    const mode = oneOf(store.marker, 'store.marker', MARKER_MODES, 'full');
+    if (mode === 'compact' && store.hint !== undefined && cfg.store.hint !== '')
+      throw new ConfigError('store.marker', 'compact writes no hint: drop store.hint or set it to ""');
+    cfg.store.hint = hintFor(mode, cfg.store.hint);
   }
   try {
     cfg.model = parseModelConfig(top.model);
@@ -164,6 +204,9 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
   return cfg;
 }
 
-function expandHome(path: string): string {
-  return path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
+/** ~ is the home directory; a relative dir is relative to the file that names it, not the cwd. */
+function storeDir(path: string, file: string | undefined): string {
+  if (path === '') return path;
+  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
+  return file && !isAbsolute(path) ? resolve(dirname(file), path) : path;
 }

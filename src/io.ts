@@ -1,22 +1,30 @@
 /**
  * Byte-level I/O for commands: read all of stdin, write without losing data on EPIPE, and tell
- * whether stdout is a regular file (then cg writes raw: the reader is not a model).
+ * whether stdout is a regular file (then cg writes raw unless the reader is a model). A stdin cg
+ * cannot read (a directory) is a one-line error, exit 2.
  */
 
 import { isUtf8 } from 'node:buffer';
 import { fstatSync, readSync } from 'node:fs';
+import { UsageError } from './errors.js';
 
-/** One growing buffer: chunks are copied in as they arrive instead of being kept and concatenated. */
-class Accumulator {
+/**
+ * One growing buffer: chunks are copied in as they arrive instead of being kept and concatenated.
+ * It doubles as it fills, but never past `limit` unless one push needs more.
+ */
+export class Accumulator {
   buf: Buffer;
   used = 0;
-  constructor(initial: number) {
+  constructor(
+    initial: number,
+    private readonly limit = Number.POSITIVE_INFINITY,
+  ) {
     this.buf = Buffer.allocUnsafe(initial);
   }
   /** Makes room for at least n more bytes. */
   reserve(n: number): void {
     if (this.used + n <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.used + n));
+    const grown = Buffer.allocUnsafe(Math.max(Math.min(this.buf.length * 2, this.limit), this.used + n));
     this.buf.copy(grown, 0, 0, this.used);
     this.buf = grown;
   }
@@ -36,11 +44,22 @@ class Accumulator {
  * stream machinery on every start; a non-blocking descriptor (EAGAIN) falls back to the stream.
  */
 export async function readStdin(): Promise<Buffer> {
+  try {
+    return await readStdinBytes();
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot read standard input: ${(err as Error).message}`);
+  }
+}
+
+async function readStdinBytes(): Promise<Buffer> {
   let size = -1;
   try {
     const st = fstatSync(0);
+    if (st.isDirectory()) throw new UsageError('standard input is a directory');
     if (st.isFile()) size = st.size;
-  } catch {
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
     // no stdin to stat: read whatever the stream gives
   }
   if (size >= 0) return readRegularFile(size);
@@ -90,20 +109,15 @@ export function isRewritableText(buf: Buffer): boolean {
   return buf.indexOf(0) === -1 && isUtf8(buf);
 }
 
-/** Writes and resolves once flushed; a closed pipe (EPIPE) ends quietly like other Unix filters. */
-export function writeOut(
-  data: string | Uint8Array,
-  stream: NodeJS.WritableStream = process.stdout,
-): Promise<void> {
+/**
+ * Writes to stdout and resolves once flushed. A write that fails never resolves: the launcher's
+ * stdout handler (bin/cg.js) ends cg first, quietly when the reader is gone (EPIPE, with the exit
+ * code already set: cg run's is the command's), with one line `cg: cannot write output: …` otherwise.
+ */
+export function writeOut(data: string | Uint8Array): Promise<void> {
   return new Promise((resolve) => {
-    const onError = (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      resolve();
-    };
-    stream.once('error', onError);
-    stream.write(data, () => {
-      stream.removeListener('error', onError);
-      resolve();
+    process.stdout.write(data, (err) => {
+      if (!err) resolve();
     });
   });
 }

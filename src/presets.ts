@@ -1,16 +1,22 @@
 /**
  * Presets as data: named, ordered component lists (a test checks every name is a component).
+ * `toon` follows `format` wherever JSON may pass: it rewrites only a payload it provably shrinks
+ * (a uniform table, fewer tokens than compact JSON, decoding back to the same data), so it costs
+ * nothing elsewhere. Where smartcrush runs without a text fallback after it (mcp, aggressive), toon
+ * comes after smartcrush: a table smartcrush cut is smaller than the whole table as TOON, and
+ * smartcrush cannot read TOON; in shell, toon first measured smaller (fold then folds its rows). For raw text, `fold` is the fallback for what no filter claimed and `collapse`
+ * catches what fold leaves alone (inputs over its max_bytes).
  */
 export const PRESETS = {
   off: [],
-  safe: ['format', 'cacheinject'],
-  balanced: ['format', 'dedup', 'failed_run', 'cmdfilter', 'cacheinject'],
-  aggressive: ['format', 'dedup', 'failed_run', 'cmdfilter', 'cacheinject', 'smartcrush', 'extract'],
-  coding: ['format', 'skeleton', 'cmdfilter', 'cacheinject'],
-  mcp: ['format', 'smartcrush', 'cacheinject'],
-  agent: ['format', 'dedup', 'failed_run', 'mask', 'extract', 'cacheinject'],
+  safe: ['format', 'toon', 'cacheinject'],
+  balanced: ['format', 'toon', 'dedup', 'failed_run', 'cmdfilter', 'cacheinject'],
+  aggressive: ['format', 'dedup', 'failed_run', 'cmdfilter', 'cacheinject', 'smartcrush', 'toon', 'extract'],
+  coding: ['format', 'toon', 'skeleton', 'cmdfilter', 'cacheinject'],
+  mcp: ['format', 'smartcrush', 'toon', 'cacheinject'],
+  agent: ['format', 'toon', 'dedup', 'failed_run', 'mask', 'extract', 'cacheinject'],
   summarize: ['summarize'],
-  shell: ['format', 'cmdfilter', 'smartcrush', 'collapse'],
+  shell: ['format', 'toon', 'cmdfilter', 'smartcrush', 'fold', 'collapse'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type PresetName = keyof typeof PRESETS;

@@ -2,8 +2,11 @@
  * Token counting, lazily. The tokenizer (gpt-tokenizer, ~0.4 s to load, ~8 MB/s) is imported only
  * when a decision cannot be made from byte bounds: a BPE token covers at least 1 and at most
  * MAX_TOKEN_BYTES bytes of UTF-8, so bytes/MAX ≤ tokens ≤ bytes. Special-token text such as
- * `<|endoftext|>` is counted as ordinary text, never rejected.
+ * `<|endoftext|>` is counted as ordinary text, never rejected. Exact counts are gpt-tokenizer's, in
+ * time linear in the text whatever its shape (bpe/count.ts).
  */
+import type { CountFn } from './bpe/count.js';
+
 export type TokenizerName = 'o200k' | 'cl100k';
 export const TOKENIZERS: readonly TokenizerName[] = ['o200k', 'cl100k'];
 
@@ -22,20 +25,12 @@ export interface Tokens {
   readonly exactCounts: number;
 }
 
-type CountFn = (text: string) => number;
 const loaded = new Map<TokenizerName, Promise<CountFn>>();
 
-async function loadCounter(name: TokenizerName): Promise<CountFn> {
+function loadCounter(name: TokenizerName): Promise<CountFn> {
   let p = loaded.get(name);
   if (!p) {
-    p = (async () => {
-      const mod =
-        name === 'o200k'
-          ? await import('gpt-tokenizer/encoding/o200k_base')
-          : await import('gpt-tokenizer/encoding/cl100k_base');
-      const opts = { disallowedSpecial: new Set<string>() };
-      return (text: string) => mod.countTokens(text, opts);
-    })();
+    p = import('./bpe/count.js').then((m) => m.loadExactCounter(name));
     loaded.set(name, p);
   }
   return p;

@@ -9,7 +9,8 @@ export function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
-  if (typeof v === 'string') return JSON.stringify(v);
+  // A short excerpt: a value is echoed to say what was wrong, never to print a whole file back.
+  if (typeof v === 'string') return v.length > 60 ? `${JSON.stringify(v.slice(0, 60))}…` : JSON.stringify(v);
   return String(v);
 }
 

@@ -28,3 +28,12 @@ export function tempDir(prefix = 'cg-test-'): string {
 export function corpusPath(...parts: string[]): string {
   return join(CORPUS, ...parts);
 }
+
+/** A seeded pseudo-random number in [0, 1): the same sequence on every run, so failures reproduce. */
+export function seededRandom(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s / 0x7fffffff;
+  };
+}

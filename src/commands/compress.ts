@@ -1,21 +1,24 @@
 /**
- * The default command: stdin → compacted stdout. Byte-level gates first (CG_DISABLE, a regular
- * file on stdout, binary or invalid UTF-8 input → the input bytes verbatim), then the engine. An
- * unexpected internal error also passes the input through unchanged: a filter in a pipe must never
- * eat its input.
+ * The default command: stdin → compacted stdout. Byte-level gates first (CG_DISABLE, a person's
+ * regular file on stdout → the input bytes verbatim), then the config and the component names —
+ * checked whatever the input, so a typo is an error even on empty input — then binary or invalid
+ * UTF-8 input passes verbatim, and the rest goes to the engine. A filter in a pipe never eats its
+ * input: a config, filter or usage error passes the input through unchanged and exits 2; an
+ * unexpected internal error passes it through and exits 0.
  */
 
 import type { InputFormat } from '../component.js';
-import { loadConfig } from '../config.js';
+import { type CgConfig, loadConfig } from '../config.js';
 import { createFilterSource } from '../dsl/registry.js';
 import { compactText } from '../engine.js';
-import type { ConfigError } from '../errors.js';
 import type { FormatChoice } from '../input/transcript.js';
-import { isRewritableText, readStdin, stdoutIsRegularFile, warn, writeOut } from '../io.js';
+import { isRewritableText, readStdin, warn, writeOut } from '../io.js';
 import type { PipelineEvent } from '../pipeline.js';
+import { resolveStages } from '../resolve-stages.js';
 import type { RunCounts } from '../stats/index.js';
 import { openStore } from '../store/open.js';
 import { createTokens, type TokenizerName, type Tokens } from '../tokens.js';
+import { rawOutputReason } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
 
 export interface CompressFlags {
@@ -36,18 +39,57 @@ export interface CompressFlags {
   filters?: string;
   /** --session <id> gives a string, --no-session false; absent means CG_SESSION or a derived id. */
   session?: string | boolean;
+  /** --for-model: the reader is a model, so compact even into a regular file (also CG_READER=model). */
+  forModel?: boolean;
+}
+
+/** An error that carries its exit code (usage and config errors: 2). */
+export type CodedError = Error & { exitCode: number };
+
+export function isCodedError(err: unknown): err is CodedError {
+  return err instanceof Error && typeof (err as { exitCode?: unknown }).exitCode === 'number';
 }
 
 export async function compressCommand(flags: CompressFlags): Promise<number> {
   const input = await readStdin();
-  if (process.env.CG_DISABLE === '1') return passthrough(input, flags, 'CG_DISABLE=1: passing input through');
-  if (stdoutIsRegularFile() && !flags.force) {
-    return passthrough(input, flags, 'stdout is a regular file: writing raw (use --force to compact)');
+  const raw = rawOutputReason(flags);
+  if (raw) {
+    if (flags.verbose || flags.explain) warn(raw);
+    await writeOut(input);
+    return 0;
   }
-  const report = await compactAndWrite(input, flags);
-  if (report?.filterError) throw report.filterError;
+  let config: CgConfig;
+  try {
+    config = await prepareCompaction(flags);
+  } catch (err) {
+    await writeOut(input);
+    if (isCodedError(err)) throw err;
+    warn(
+      `internal error, input passed through unchanged: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    return 0;
+  }
+  const report = await compactAndWrite(input, flags, config);
+  if (report?.error) throw report.error;
   if (report) await recordReport(report, flags, await terminalFooter(report));
   return 0;
+}
+
+/**
+ * The config and the component or preset names, checked before any input is looked at: a broken
+ * config or an unknown name is an error whatever the input. Throws ConfigError or UsageError.
+ */
+export async function prepareCompaction(flags: CompressFlags): Promise<CgConfig> {
+  const config = await loadConfig(flags.config);
+  resolveStages(
+    {
+      ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
+      ...(flags.components !== undefined ? { components: flags.components } : {}),
+    },
+    config,
+    'text',
+  );
+  return config;
 }
 
 /** What a compaction did, for callers that report on it (cg run's footer). */
@@ -56,8 +98,11 @@ export interface CompactReport {
   input: string;
   output: string;
   changed: boolean;
-  /** A filter file that failed to load: the output is the input, and the caller should report this. */
-  filterError?: ConfigError;
+  /**
+   * A config, filter or usage problem found while compacting (a filter file that fails to load, a
+   * forced format the input does not have): the output is the input, and the caller reports this.
+   */
+  error?: CodedError;
   format: InputFormat;
   tokenizer: TokenizerName;
   storeDir?: string;
@@ -72,7 +117,7 @@ export interface CompactReport {
  * the tokens the run saved; the counts are handed on to the ledger so nothing is counted twice.
  */
 export async function terminalFooter(report: CompactReport): Promise<RunCounts | undefined> {
-  if (process.stderr.isTTY !== true || !report.changed || report.filterError) return undefined;
+  if (process.stderr.isTTY !== true || !report.changed || report.error) return undefined;
   const { countRun, footerLine } = await import('../stats/index.js');
   const counts = await countRun(report.events, report.tokens);
   if (counts) process.stderr.write(`${footerLine(counts)}\n`);
@@ -85,7 +130,7 @@ export async function recordReport(
   flags: CompressFlags,
   counts?: RunCounts,
 ): Promise<void> {
-  if (report.filterError) return; // the output was the raw input: nothing was saved or spent
+  if (report.error) return; // the output was the raw input: nothing was saved or spent
   const { recordCompaction } = await import('../stats/index.js');
   await recordCompaction(report.events, {
     ...(flags.command !== undefined ? { command: flags.command } : {}),
@@ -103,19 +148,21 @@ export async function recordReport(
 
 /**
  * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
- * default command and `cg run`; the caller has already handled CG_DISABLE and raw output.
+ * default command and `cg run`; the caller has already handled raw output and loaded the config.
+ * It never throws for a config or usage problem: the input goes through and the report says why.
  */
 export async function compactAndWrite(
   input: Buffer,
   flags: CompressFlags,
+  config: CgConfig,
 ): Promise<CompactReport | undefined> {
   if (input.length === 0) return undefined;
   if (!isRewritableText(input)) {
-    await passthrough(input, flags, 'input is binary or not UTF-8: passing through');
+    if (flags.verbose) warn('input is binary or not UTF-8: passing through');
+    await writeOut(input);
     return undefined;
   }
 
-  const config = await loadConfig(flags.config);
   const text = input.toString('utf8');
   const tokenizer = flags.tokenizer ?? config.tokenizer;
   const tokens = createTokens(tokenizer);
@@ -162,18 +209,18 @@ export async function compactAndWrite(
       },
     });
   } catch (err) {
-    if (err instanceof Error && 'exitCode' in err) throw err;
+    await writeOut(input);
+    if (isCodedError(err)) return { ...meta, events, input: text, output: text, changed: false, error: err };
     warn(
       `internal error, input passed through unchanged: ${err instanceof Error ? err.message : String(err)}`,
     );
-    await writeOut(input);
     return undefined;
   }
   if (filters.error) {
     // A broken filter file is a config error, never a silent skip; the input still passes through
     // whole, so nothing is lost while the caller reports it (compress: exit 2).
     await writeOut(input);
-    return { ...meta, events, input: text, output: text, changed: false, filterError: filters.error };
+    return { ...meta, events, input: text, output: text, changed: false, error: filters.error };
   }
   if (result.changed) await writeOut(result.output);
   else await writeOut(input);
@@ -188,10 +235,4 @@ export async function compactAndWrite(
     output: result.output,
     changed: result.changed,
   };
-}
-
-async function passthrough(input: Buffer, flags: CompressFlags, why: string): Promise<number> {
-  if (flags.verbose) warn(why);
-  await writeOut(input);
-  return 0;
 }

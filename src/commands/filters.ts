@@ -9,7 +9,9 @@
  *                             filter without tests)
  *   test NAME [FILE|-]        what the filter does to an input: the output on stdout, a summary of
  *                             what it dropped on stderr
- *   trust / untrust           consent (or withdraw it) for ./.cg/filters/*.yaml of this directory
+ *   trust / untrust           the same as `cg trust` / `cg trust --untrust`: consent (or withdraw it)
+ *                             for the project's .cg/filters/*.yaml and .cg.yaml together — one
+ *                             consent, since either can change what the agent sees
  * list, show and test load filters without running their inline tests, so a filter being written
  * can be looked at and tried before its tests pass; verify is where tests are judged.
  */
@@ -20,10 +22,10 @@ import { readFilterFile } from '../dsl/parse.js';
 import { loadRe2 } from '../dsl/regex.js';
 import { type FilterSourceOptions, type LoadedFilters, loadFilters } from '../dsl/registry.js';
 import { splitLines, stripAnsiText } from '../dsl/stages.js';
-import { projectFilters, trustProject, untrustProject } from '../dsl/trust.js';
 import type { CompiledFilter } from '../dsl/types.js';
-import { assertTestsPass, formatFailure, runTests } from '../dsl/verify.js';
+import { formatFailure, runTests } from '../dsl/verify.js';
 import { UsageError } from '../errors.js';
+import { trustCommand } from './trust.js';
 
 export interface FiltersFlags {
   requireAll?: boolean;
@@ -79,15 +81,10 @@ export async function filtersCommand(
     }
     case 'trust':
       arity(0, 0, 'trust');
-      return trust(io);
+      return trustCommand({}, io);
     case 'untrust':
       arity(0, 0, 'untrust');
-      io.out(
-        untrustProject(io.cwd, io.env)
-          ? 'project filters of this directory are no longer trusted\n'
-          : 'project filters of this directory were not trusted\n',
-      );
-      return 0;
+      return trustCommand({ untrust: true }, io);
     default:
       throw new UsageError(`filters: unknown action "${action}" (expected ${FILTER_ACTIONS.join(', ')})`);
   }
@@ -194,31 +191,6 @@ function tryFilter(f: CompiledFilter, input: string, io: FiltersIO): number {
   io.err(
     `--- [${f.name}] ${inLines.length} → ${splitLines(r.text).lines.length} lines; ` +
       `${dropped} input line${dropped === 1 ? '' : 's'} not in the output; loss: ${loss}\n`,
-  );
-  return 0;
-}
-
-async function trust(io: FiltersIO): Promise<number> {
-  const p = projectFilters(io.cwd, io.env);
-  if (p.status === 'none') throw new UsageError('filters trust: no ./.cg/filters/*.yaml in this directory');
-  if (p.status === 'trusted') {
-    io.out(`project filters in ./.cg/filters are already trusted (${p.files.length} files)\n`);
-    return 0;
-  }
-  // Only filters that load cleanly — schema, regexes, inline tests — can be trusted.
-  await loadRe2();
-  let count = 0;
-  for (const file of p.files) {
-    const shown = file.startsWith(`${io.cwd}/`) ? file.slice(io.cwd.length + 1) : file;
-    for (const def of await readFilterFile(file, shown)) {
-      assertTestsPass(compileFilter(def, { kind: 'project', eager: true }));
-      count++;
-    }
-  }
-  trustProject(p, io.env);
-  io.out(
-    `trusted ${count} filter${count === 1 ? '' : 's'} in ${p.files.length} file${p.files.length === 1 ? '' : 's'} ` +
-      `of ./.cg/filters for ${p.project}; editing them needs \`cg filters trust\` again\n`,
   );
   return 0;
 }

@@ -1,67 +1,117 @@
 /**
- * `cg run [options] -- CMD [ARGS…]`: runs CMD (no shell, unless --shell), with stdout and stderr
+ * `cg run [options] -- CMD [ARGS…]`: runs CMD (no shell, unless --shell) with stdout and stderr
  * captured together in write order, then compacts that output with the command known to the
- * filters. The exit code is always CMD's own (128+N for a signal; 127 when it cannot start, with the
- * usual one-line message). Output goes out raw when stdout is a regular file, with --raw, or with
- * CG_DISABLE=1; output too large to hold comfortably (> 64 MB) also goes out raw, streamed from the
- * spool, and --verbose says so.
+ * filters. The exit code is always CMD's own (128+N for a signal; 127 or 126 when it cannot start,
+ * with a shell's one-line message).
+ *
+ * cg run never costs the user the command: whatever fails inside cg — a broken config, an unknown
+ * component or preset name, a filter file that fails to load, a temp directory or store it cannot
+ * write — the command runs, its output gets through unchanged and its exit code is kept; cg's own
+ * problem is one line on stderr, after the output.
+ *
+ * The output is held in memory, at most SPOOL_CAP bytes, for compaction. It streams through raw,
+ * as it comes, instead: from the start when it goes out raw anyway (--raw, CG_DISABLE=1, a regular
+ * file a person redirected to), from the moment the config turns out broken, and from the moment
+ * it outgrows the cap (what was held goes first, so the reader still gets every byte).
  */
+import type { CgConfig } from '../config.js';
 import { UsageError } from '../errors.js';
-import { stdoutIsRegularFile, warn, writeOut } from '../io.js';
+import { warn } from '../io.js';
 import { commandLine } from '../run/quote.js';
-import { runCommand, type Spool } from '../run/spawn.js';
+import { startCommand } from '../run/spawn.js';
 import { type Spinner, startSpinner } from '../run/spinner.js';
-import { type CompressFlags, compactAndWrite, recordReport, terminalFooter } from './compress.js';
+import {
+  type CompressFlags,
+  compactAndWrite,
+  isCodedError,
+  prepareCompaction,
+  recordReport,
+  terminalFooter,
+} from './compress.js';
+import { rawOutputReason } from './raw-output.js';
 
 export interface RunFlags extends CompressFlags {
   shell?: string;
   raw?: boolean;
 }
 
-/** Above this, the output is streamed through raw rather than read into memory. */
-export const MAX_IN_MEMORY_BYTES = 64 * 1024 * 1024;
+/** The most output held for compaction; past it the output streams through raw. */
+export const SPOOL_CAP = 64 * 1024 * 1024;
+
+type Prepared = { config: CgConfig } | { problem: string };
+
+/** The config and names, loaded while the command runs; a failure becomes the line to print. */
+async function prepare(flags: RunFlags): Promise<Prepared> {
+  try {
+    return { config: await prepareCompaction(flags) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      problem: isCodedError(err) ? message : `internal error, output passed through unchanged: ${message}`,
+    };
+  }
+}
 
 export async function runSubcommand(argv: readonly string[], flags: RunFlags): Promise<number> {
   if (flags.shell !== undefined && argv.length > 0) {
     throw new UsageError('run: give either --shell "…" or a command after --, not both');
   }
-  const command = flags.shell ?? (argv.length > 0 ? commandLine(argv) : undefined);
-  if (!command) throw new UsageError('run: no command given (cg run -- CMD [ARGS…])');
-  const showProgress = process.stderr.isTTY === true;
-  let spinner: Spinner | undefined;
-  const outcome = await runCommand(flags.shell !== undefined ? [flags.shell] : argv, {
+  if (flags.shell === '' || (flags.shell === undefined && argv.length === 0)) {
+    throw new UsageError('run: no command given (cg run -- CMD [ARGS…])');
+  }
+  const command = flags.shell ?? commandLine(argv);
+  const raw = rawOutputReason(flags);
+  const started = await startCommand(flags.shell !== undefined ? [flags.shell] : argv, {
     shell: flags.shell !== undefined,
-    onStart: (spool) => {
-      if (showProgress) spinner = startSpinner(command, spool);
-    },
+    cap: SPOOL_CAP,
+    stream: raw !== undefined,
   });
+  if (started.kind === 'not-started') {
+    process.stderr.write(`cg: ${started.message}\n`);
+    return started.code;
+  }
+  const { capture } = started;
+  const prepared = raw === undefined ? prepare(flags) : undefined;
+  // A broken config means raw output: let it flow now rather than after the command ends.
+  void prepared?.then((p) => {
+    if ('problem' in p) capture.stream();
+  });
+  let spinner: Spinner | undefined;
+  if (process.stderr.isTTY === true && !capture.streaming) {
+    const shown = startSpinner(command, capture);
+    capture.whenStreaming(() => shown.stop());
+    spinner = shown;
+  }
+  const { code, writeError } = await started.exit;
   spinner?.stop();
-  if (outcome.kind === 'not-started') {
-    process.stderr.write(`cg: ${outcome.message}\n`);
-    return outcome.code;
+  if (writeError) {
+    warn(`cannot write output: ${writeError.message}`);
+    return code || 1;
   }
-  const { spool, code } = outcome;
-  try {
-    const raw =
-      flags.raw === true || process.env.CG_DISABLE === '1' || (stdoutIsRegularFile() && !flags.force);
-    const size = spool.size();
-    if (raw || size > MAX_IN_MEMORY_BYTES) {
-      if (flags.verbose && !raw) warn(`output is ${size} bytes (> 64 MB): passed through raw`);
-      await streamRaw(spool, size);
-      return code;
-    }
-    const report = await compactAndWrite(spool.read(0, size), { ...flags, command });
-    // A broken filter file: the output went through unchanged; say why, keep the command's exit code.
-    if (report?.filterError) warn(report.filterError.message);
-    if (!report) return code;
-    const counts = await terminalFooter(report);
-    await recordReport(report, { ...flags, command }, counts);
-  } finally {
-    spool.close();
-  }
-  return code;
-}
+  // From here a reader gone (EPIPE) ends cg with the command's code; a failed write keeps it if non-zero.
+  process.exitCode = code;
 
-async function streamRaw(spool: Spool, size: number): Promise<void> {
-  for (let at = 0; at < size; at += 1 << 20) await writeOut(spool.read(at, Math.min(size, at + (1 << 20))));
+  if (raw !== undefined) {
+    if (flags.verbose || flags.explain) warn(raw);
+    return code;
+  }
+  const ready = await prepared!;
+  if ('problem' in ready) {
+    await capture.flushed();
+    warn(ready.problem);
+    return code;
+  }
+  if (capture.streaming) {
+    if (flags.verbose || flags.explain) {
+      warn(`output passed ${SPOOL_CAP / (1024 * 1024)} MB (${capture.bytes} bytes): streamed through raw`);
+    }
+    return code;
+  }
+  const report = await compactAndWrite(capture.output(), { ...flags, command }, ready.config);
+  // A broken filter file: the output went through unchanged; say why, keep the command's exit code.
+  if (report?.error) warn(report.error.message);
+  if (!report) return code;
+  const counts = await terminalFooter(report);
+  await recordReport(report, { ...flags, command }, counts);
+  return code;
 }

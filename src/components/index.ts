@@ -9,6 +9,7 @@ import { collapse } from './collapse.js';
 import { dedup } from './dedup.js';
 import { extract } from './extract.js';
 import { failed_run } from './failed_run.js';
+import { fold } from './fold.js';
 import { format } from './format.js';
 import { mask } from './mask.js';
 import { phi_evict } from './phi_evict.js';
@@ -23,6 +24,7 @@ export const COMPONENTS: readonly Component[] = [
   cmdfilter,
   skeleton,
   collapse,
+  fold,
   dedup,
   failed_run,
   mask,

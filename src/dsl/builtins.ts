@@ -11,11 +11,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
+import { yamlFilesIn } from '../trust/project.js';
 import { compileFilter, patternsOf } from './compile.js';
 import { readFilterFile } from './parse.js';
 import { compileRegex, loadRe2, type Prefilter, prefilterOf, registerPrefilters } from './regex.js';
 import type { FilterDef, FilterSpec } from './schema.js';
-import { filterFilesIn } from './trust.js';
 import type { FilterTest } from './types.js';
 import { assertTestsPass } from './verify.js';
 
@@ -39,7 +39,7 @@ export async function precompileBuiltins(dir: string, runTests = true): Promise<
   const filters: FilterDef[] = [];
   const prefilters: Record<string, Prefilter | null> = {};
   const seen = new Map<string, string>();
-  for (const path of filterFilesIn(dir)) {
+  for (const path of yamlFilesIn(dir)) {
     for (const def of await readFilterFile(path, `${BUILTIN_LABEL}/${basename(path)}`)) {
       const other = seen.get(def.spec.name);
       if (other) {

@@ -1,5 +1,5 @@
 /**
- * FilterDef → CompiledFilter. The stages (stages.ts) run in their fixed order; this module only
+ * FilterDef → CompiledFilter. The stages (stages.ts, block-stages.ts) run in their fixed order; this module only
  * turns the spec's patterns into the predicates and rewriters they take.
  *
  * Regexes compile through regex.ts (RE2, memoised per process). `eager` compiles every pattern now,
@@ -10,6 +10,17 @@
  * re2js must be loaded (loadRe2) before matches() or run() is called; the registry sees to it.
  */
 
+import {
+  type BlockRule,
+  dedupeBlocks,
+  dropSections,
+  type GroupRule,
+  groupLines,
+  type LineRewriter,
+  limitRuns,
+  type RunRule,
+  type SectionRule,
+} from './block-stages.js';
 import { compileRegex, mayMatch, type PatternSite } from './regex.js';
 import type { FilterDef, FilterSpec } from './schema.js';
 import {
@@ -70,6 +81,23 @@ export function patternsOf(spec: FilterSpec): [string, string][] {
     out.push([r.pattern, `match_output[${i}].pattern`]);
     if (r.unless !== undefined) out.push([r.unless, `match_output[${i}].unless`]);
   });
+  const sections = spec.drop_sections;
+  if (sections) {
+    out.push([sections.start, 'drop_sections.start'], [sections.drop, 'drop_sections.drop']);
+    if (sections.end !== undefined) out.push([sections.end, 'drop_sections.end']);
+  }
+  const blocks = spec.dedupe_blocks;
+  if (blocks) {
+    out.push([blocks.start, 'dedupe_blocks.start']);
+    if (blocks.location !== undefined) out.push([blocks.location, 'dedupe_blocks.location']);
+  }
+  spec.limit_runs.forEach((r, i) => {
+    out.push([r.pattern, `limit_runs[${i}].pattern`]);
+  });
+  spec.group_lines.forEach((g, i) => {
+    out.push([g.pattern, `group_lines[${i}].pattern`]);
+    if (g.continued !== undefined) out.push([g.continued, `group_lines[${i}].continued`]);
+  });
   const field = spec.strip_lines_matching ? 'strip_lines_matching' : 'keep_lines_matching';
   (spec.strip_lines_matching ?? spec.keep_lines_matching ?? []).forEach((p, i) => {
     out.push([p, `${field}[${i}]`]);
@@ -79,7 +107,73 @@ export function patternsOf(spec: FilterSpec): [string, string][] {
 
 const blobOf = (doc: Doc) => doc.lines.map((l) => l.text).join('\n');
 
-/** The 8 stages in order; a match_output hit short-circuits stages 4–8. */
+/** A stage's view of one regex: test, first capture, replacement (block-stages.ts). */
+function lineMatcher(pattern: string, site: Site, field: string): LineRewriter {
+  const re = compileRegex(pattern, site(field));
+  const groups = re.groupCount();
+  return {
+    test: (line) => re.test(line),
+    capture: (line) => {
+      const m = re.matcher(line);
+      if (!m.find()) return undefined;
+      return (groups > 0 ? m.group(1) : m.group(0)) ?? '';
+    },
+    expand: (line, replacement) => re.matcher(line).replaceFirst(replacement),
+  };
+}
+
+/** Stages 4 and 5: drop_sections, dedupe_blocks (each only when set). */
+function sectionStages(spec: FilterSpec, site: Site, start: Doc): Doc {
+  let doc = start;
+  const m = (pattern: string, field: string) => lineMatcher(pattern, site, field);
+  const sections = spec.drop_sections;
+  if (sections) {
+    const rule: SectionRule = {
+      start: m(sections.start, 'drop_sections.start'),
+      drop: m(sections.drop, 'drop_sections.drop'),
+    };
+    if (sections.end !== undefined) rule.end = m(sections.end, 'drop_sections.end');
+    doc = dropSections(doc, rule);
+  }
+  const blocks = spec.dedupe_blocks;
+  if (blocks) {
+    const rule: BlockRule = { start: m(blocks.start, 'dedupe_blocks.start'), also: blocks.also };
+    if (blocks.location !== undefined) rule.location = m(blocks.location, 'dedupe_blocks.location');
+    doc = dedupeBlocks(doc, rule);
+  }
+  return doc;
+}
+
+/** Stages 7 and 8: limit_runs, group_lines (each only when set). */
+function runStages(spec: FilterSpec, site: Site, start: Doc): Doc {
+  let doc = start;
+  const m = (pattern: string, field: string) => lineMatcher(pattern, site, field);
+  if (spec.limit_runs.length > 0) {
+    const rules = spec.limit_runs.map(
+      (r, i): RunRule => ({ matches: m(r.pattern, `limit_runs[${i}].pattern`), head: r.head, tail: r.tail }),
+    );
+    doc = limitRuns(doc, rules);
+  }
+  if (spec.group_lines.length > 0) {
+    const rules = spec.group_lines.map((g, i): GroupRule => {
+      const rule: GroupRule = {
+        matches: m(g.pattern, `group_lines[${i}].pattern`),
+        key: g.key,
+        header: g.header,
+        minCount: g.min_count,
+      };
+      if (g.item !== undefined) rule.item = g.item;
+      if (g.max_items !== undefined) rule.maxItems = g.max_items;
+      if (g.join !== undefined) rule.join = g.join;
+      if (g.continued !== undefined) rule.continued = m(g.continued, `group_lines[${i}].continued`);
+      return rule;
+    });
+    doc = groupLines(doc, rules);
+  }
+  return doc;
+}
+
+/** The 12 stages in order (see types.ts); a match_output hit short-circuits everything after it. */
 function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
   const start = splitLines(input);
   const total = start.lines.length;
@@ -112,6 +206,8 @@ function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
     if (message !== undefined) return classify(input, total, messageDoc(doc, message));
   }
 
+  doc = sectionStages(spec, site, doc);
+
   const list = spec.strip_lines_matching ?? spec.keep_lines_matching;
   if (list) {
     const field = spec.strip_lines_matching ? 'strip_lines_matching' : 'keep_lines_matching';
@@ -119,6 +215,7 @@ function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
     const res = list.flatMap((p, i) => (mayMatch(p, blob) ? [compileRegex(p, site(`${field}[${i}]`))] : []));
     doc = filterLines(doc, (line) => res.some((re) => re.test(line)), spec.keep_lines_matching !== undefined);
   }
+  doc = runStages(spec, site, doc);
   if (spec.truncate_lines_at !== undefined) doc = truncateLines(doc, spec.truncate_lines_at);
   if (spec.head_lines !== undefined || spec.tail_lines !== undefined) {
     doc = headTail(doc, spec.head_lines, spec.tail_lines);

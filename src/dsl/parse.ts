@@ -1,27 +1,23 @@
 /**
  * Filter files: YAML text → validated FilterDefs, each carrying its own slice of the source (for
  * `cg filters show`, comments inside it kept). The YAML parser is imported only here, lazily, and
- * only for files that are not builtins (those ship pre-parsed). Duplicate keys are YAML errors.
+ * only for files that are not builtins (those ship pre-parsed). Duplicate keys are YAML errors. A
+ * file is read as a bounded regular file (trust/read.ts): a filter path planted as /dev/zero or a
+ * FIFO is an error naming it, never an endless read.
  */
-import { readFileSync } from 'node:fs';
-import { ConfigError } from '../errors.js';
 import { cjsExports } from '../lazy.js';
+import { readTextFile } from '../trust/read.js';
+import { parseYamlFile } from '../trust/yaml.js';
 import { type FilterDef, validateDocument } from './schema.js';
 
 export async function parseFilterText(text: string, file: string): Promise<FilterDef[]> {
+  const { doc, value } = await parseYamlFile(text, file, {
+    maxAliasCount: 1000,
+    duplicateKey: 'duplicate key (a filter name or field defined twice in one file)',
+    mappingOf: 'schema_version and filters',
+  });
+  const specs = validateDocument(value, file);
   const yaml = cjsExports(await import('yaml'));
-  const doc = yaml.parseDocument(text, { prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const at = e.linePos?.[0]?.line ?? (e.pos ? text.slice(0, e.pos[0]).split('\n').length : undefined);
-    const where = at !== undefined ? `line ${at}: ` : '';
-    const what =
-      e.code === 'DUPLICATE_KEY'
-        ? 'duplicate key (a filter name or field defined twice in one file)'
-        : e.message.split('\n')[0];
-    throw new ConfigError('', `invalid YAML: ${where}${what}`, file);
-  }
-  const specs = validateDocument(doc.toJS({ maxAliasCount: 1000 }), file);
   // Each filter's source text: from its key to the end of its value, dedented to column 0.
   const snippets = new Map<string, string>();
   const filters = doc.get('filters', true);
@@ -40,18 +36,13 @@ export async function parseFilterText(text: string, file: string): Promise<Filte
   }));
 }
 
-export async function readFilterFile(path: string, shownAs: string = path): Promise<FilterDef[]> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(
-      '',
-      `cannot read filter file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      shownAs,
-    );
-  }
-  return parseFilterText(text, shownAs);
+/** A filter file of the user's (links followed) or, with followLinks false, of the working tree. */
+export async function readFilterFile(
+  path: string,
+  shownAs: string = path,
+  followLinks = true,
+): Promise<FilterDef[]> {
+  return parseFilterText(readTextFile(path, { shown: shownAs, what: 'filter file', followLinks }), shownAs);
 }
 
 function dedent(text: string, start: number, end: number): string {

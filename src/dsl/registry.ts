@@ -1,10 +1,10 @@
 /**
  * Filter lookup and selection (DESIGN §5).
  *
- * Sources, in lookup order: `--filters FILE`, ./.cg/filters/*.yaml (only once trusted, see
- * trust.ts), $XDG_CONFIG_HOME/cg/filters/*.yaml, the builtins. Selection walks the sources in that
- * order and, within one source, tries filters by priority (higher first) then name; the first whose
- * `match` finds the selector wins. So a filter you add always beats a builtin for the outputs it
+ * Sources, in lookup order: `--filters FILE`, the project's .cg/filters/*.yaml (the project found
+ * from cwd up; only once trusted, see trust/state.ts), $XDG_CONFIG_HOME/cg/filters/*.yaml, the
+ * builtins. Selection walks the sources in that order and, within one source, tries filters by
+ * priority (higher first) then name; the first whose `match` finds the selector wins. So a filter you add always beats a builtin for the outputs it
  * matches, whatever the builtin's priority.
  *
  * Names: within one source (one --filters file, the project directory, the user directory, the
@@ -14,20 +14,25 @@
  *
  * Loading is lazy: createFilterSource() reads nothing until select() is first called, and re2js is
  * imported then too. Non-builtin files are validated fully at load — schema, every regex, every
- * inline test — and any problem is a ConfigError naming the file and filter (exit 2).
+ * inline test — and any problem is a ConfigError naming the file and filter (exit 2). Every file is
+ * read as a bounded regular file; project files are parsed from the very bytes their trust hash was
+ * checked on.
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import type { FilterSource } from '../component.js';
 import { ConfigError } from '../errors.js';
+import { announceIgnored, ignoredNotice } from '../trust/notice.js';
+import { yamlFilesIn } from '../trust/project.js';
+import { configHome } from '../trust/record.js';
+import { type ProjectTrust, projectTrust } from '../trust/state.js';
 import { loadBuiltinDefs } from './builtins.js';
 import { compileFilter } from './compile.js';
-import { readFilterFile } from './parse.js';
+import { parseFilterText, readFilterFile } from './parse.js';
 import { loadRe2 } from './regex.js';
 import type { FilterDef } from './schema.js';
 import { stripAnsiText } from './stages.js';
-import { configHome, filterFilesIn, type ProjectFilters, projectFilters } from './trust.js';
 import type { CompiledFilter, FilterSourceKind } from './types.js';
 import { assertTestsPass } from './verify.js';
 
@@ -36,7 +41,7 @@ export interface FilterSourceOptions {
   filtersFile?: string;
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Told about things a user may want to know (untrusted project filters). */
+  /** Told that project filters were ignored (default: one `cg: …` line on stderr, once). */
   onNote?: (s: string) => void;
 }
 
@@ -58,7 +63,7 @@ export interface LoadedFilters {
   /** Filters hidden by a same-named filter of an earlier source. */
   overridden: Override[];
   notes: string[];
-  project: ProjectFilters;
+  project: ProjectTrust;
 }
 
 /** How many non-empty output lines follow the `$ <command>` line in a selector. */
@@ -127,7 +132,7 @@ async function readLevel(files: readonly string[], cwd: string): Promise<FilterD
 }
 
 /** Compiles one source's filters: duplicate names are errors; non-builtins are validated fully. */
-function compileLevel(
+export function compileLevel(
   defs: readonly FilterDef[],
   kind: FilterSourceKind,
   runTests: boolean,
@@ -152,14 +157,6 @@ function compileLevel(
   return out.sort(byPriority);
 }
 
-export function untrustedNote(p: ProjectFilters): string | undefined {
-  if (p.status !== 'untrusted' && p.status !== 'changed') return undefined;
-  const what = p.status === 'changed' ? 'changed since they were trusted' : 'not trusted';
-  return `project filters in ${PROJECT_DIR_SHOWN} are ${what} and were ignored; review them and run \`cg filters trust\` to use them`;
-}
-
-const PROJECT_DIR_SHOWN = './.cg/filters';
-
 /** Every filter of every source, validated, in selection order. */
 export async function loadFilters(opts: FilterSourceOptions, load: LoadOptions = {}): Promise<LoadedFilters> {
   const runTests = load.runTests ?? true;
@@ -170,12 +167,15 @@ export async function loadFilters(opts: FilterSourceOptions, load: LoadOptions =
     const path = resolve(opts.cwd, opts.filtersFile);
     levels.push({ kind: 'file', defs: await readFilterFile(path, opts.filtersFile) });
   }
-  const project = projectFilters(opts.cwd, opts.env);
-  if (project.status === 'trusted')
-    levels.push({ kind: 'project', defs: await readLevel(project.files, opts.cwd) });
-  const note = untrustedNote(project);
-  if (note) notes.push(note);
-  levels.push({ kind: 'user', defs: await readLevel(filterFilesIn(userFiltersDir(opts.env)), opts.cwd) });
+  const project = projectTrust(opts.cwd, opts.env);
+  if (project.status === 'trusted') {
+    const defs: FilterDef[] = [];
+    for (const f of project.contents.filters) defs.push(...(await parseFilterText(f.text, f.shown)));
+    levels.push({ kind: 'project', defs });
+  } else if (project.status !== 'none' && project.project.filtersDir !== undefined) {
+    notes.push(ignoredNotice(project, opts.cwd) ?? '');
+  }
+  levels.push({ kind: 'user', defs: await readLevel(yamlFilesIn(userFiltersDir(opts.env)), opts.cwd) });
   levels.push({ kind: 'builtin', defs: await (load.builtins ?? loadBuiltinDefs)() });
 
   const filters: CompiledFilter[] = [];
@@ -219,7 +219,7 @@ export function createFilterSource(opts: FilterSourceOptions, load: LoadOptions 
     load() {
       loading ??= loadFilters(opts, load).then(
         (loaded) => {
-          for (const n of loaded.notes) opts.onNote?.(n);
+          if (loaded.notes.length > 0) announceIgnored(loaded.project, opts.cwd, opts.onNote);
           return loaded;
         },
         (err: unknown) => {

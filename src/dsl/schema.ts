@@ -25,6 +25,39 @@ export interface MatchOutputRule {
   unless?: string;
 }
 
+/** drop_sections: sections opened by `start`, closed by `end`, dropped when a `drop` line names them. */
+export interface SectionsSpec {
+  start: string;
+  end?: string;
+  drop: string;
+}
+
+/** dedupe_blocks: blocks opened by `start`; a repeated one is listed by its `location` under the first. */
+export interface BlocksSpec {
+  start: string;
+  location?: string;
+  also: string;
+}
+
+/** limit_runs: runs of consecutive matching lines keep `head` and `tail` of their lines. */
+export interface RunSpec {
+  pattern: string;
+  head: number;
+  tail: number;
+}
+
+/** group_lines: matching lines gathered by `key` under one `header`, each as an `item`. */
+export interface GroupSpec {
+  pattern: string;
+  key: string;
+  header: string;
+  item?: string;
+  max_items?: number;
+  join?: string;
+  min_count: number;
+  continued?: string;
+}
+
 /** One filter as written, validated and with defaults filled in. */
 export interface FilterSpec {
   name: string;
@@ -34,6 +67,10 @@ export interface FilterSpec {
   strip_ansi: boolean;
   replace: ReplaceRule[];
   match_output: MatchOutputRule[];
+  drop_sections?: SectionsSpec;
+  dedupe_blocks?: BlocksSpec;
+  limit_runs: RunSpec[];
+  group_lines: GroupSpec[];
   strip_lines_matching?: string[];
   keep_lines_matching?: string[];
   truncate_lines_at?: number;
@@ -61,6 +98,10 @@ export const FILTER_FIELDS = [
   'strip_ansi',
   'replace',
   'match_output',
+  'drop_sections',
+  'dedupe_blocks',
+  'limit_runs',
+  'group_lines',
   'strip_lines_matching',
   'keep_lines_matching',
   'truncate_lines_at',
@@ -73,6 +114,22 @@ export const FILTER_FIELDS = [
 const REPLACE_FIELDS = ['pattern', 'replacement'] as const;
 const MATCH_OUTPUT_FIELDS = ['pattern', 'message', 'unless'] as const;
 const TEST_FIELDS = ['name', 'input', 'expected', 'command'] as const;
+const SECTIONS_FIELDS = ['start', 'end', 'drop'] as const;
+const BLOCKS_FIELDS = ['start', 'location', 'also'] as const;
+const RUN_FIELDS = ['pattern', 'head', 'tail'] as const;
+const GROUP_FIELDS = [
+  'pattern',
+  'key',
+  'header',
+  'item',
+  'max_items',
+  'join',
+  'min_count',
+  'continued',
+] as const;
+/** `$<count>` in a group header is the group's size, so no capture may take that name. */
+const COUNT_CAPTURE = /\(\?P?<count>/;
+const DEFAULT_ALSO = '  (also at $<locations>)';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
@@ -149,8 +206,60 @@ function validateFilter(name: string, raw: unknown, file: string): FilterSpec {
         ...(m.unless !== undefined ? { unless: pattern(m.unless, `${p}.unless`) } : {}),
       };
     }),
+    limit_runs: list(f.limit_runs, 'limit_runs', at).map((r, i) => {
+      const p = `limit_runs[${i}]`;
+      const m = fields(r, p, RUN_FIELDS, at);
+      if (m.pattern === undefined) throw at(`${p}.pattern`, 'missing');
+      return {
+        pattern: pattern(m.pattern, `${p}.pattern`),
+        head: m.head === undefined ? 0 : int(m.head, `${p}.head`, 0, 1e6, at),
+        tail: m.tail === undefined ? 0 : int(m.tail, `${p}.tail`, 0, 1e6, at),
+      };
+    }),
+    group_lines: list(f.group_lines, 'group_lines', at).map((r, i) => {
+      const p = `group_lines[${i}]`;
+      const m = fields(r, p, GROUP_FIELDS, at);
+      if (m.pattern === undefined) throw at(`${p}.pattern`, 'missing');
+      if (m.header === undefined)
+        throw at(`${p}.header`, 'missing (the line written for the group; $<count> is its size)');
+      const re = pattern(m.pattern, `${p}.pattern`);
+      if (COUNT_CAPTURE.test(re))
+        throw at(`${p}.pattern`, 'a capture may not be named count ($<count> is the group size)');
+      const g: GroupSpec = {
+        pattern: re,
+        key: m.key === undefined ? '$1' : str(m.key, `${p}.key`, at),
+        header: str(m.header, `${p}.header`, at),
+        min_count: m.min_count === undefined ? 2 : int(m.min_count, `${p}.min_count`, 1, 1e6, at),
+      };
+      if (m.item !== undefined) g.item = str(m.item, `${p}.item`, at);
+      if (m.max_items !== undefined) g.max_items = int(m.max_items, `${p}.max_items`, 0, 1e6, at);
+      if (m.join !== undefined) g.join = str(m.join, `${p}.join`, at);
+      if (m.continued !== undefined) g.continued = pattern(m.continued, `${p}.continued`);
+      return g;
+    }),
     tests: [],
   };
+  if (f.drop_sections !== undefined) {
+    const m = fields(f.drop_sections, 'drop_sections', SECTIONS_FIELDS, at);
+    if (m.start === undefined)
+      throw at('drop_sections.start', 'missing (the line that opens a section; capture 1 names it)');
+    if (m.drop === undefined)
+      throw at('drop_sections.drop', 'missing (the line naming a section to drop, by capture 1)');
+    spec.drop_sections = {
+      start: pattern(m.start, 'drop_sections.start'),
+      drop: pattern(m.drop, 'drop_sections.drop'),
+      ...(m.end !== undefined ? { end: pattern(m.end, 'drop_sections.end') } : {}),
+    };
+  }
+  if (f.dedupe_blocks !== undefined) {
+    const m = fields(f.dedupe_blocks, 'dedupe_blocks', BLOCKS_FIELDS, at);
+    if (m.start === undefined) throw at('dedupe_blocks.start', 'missing (the line that opens a block)');
+    spec.dedupe_blocks = {
+      start: pattern(m.start, 'dedupe_blocks.start'),
+      also: m.also === undefined ? DEFAULT_ALSO : str(m.also, 'dedupe_blocks.also', at),
+      ...(m.location !== undefined ? { location: pattern(m.location, 'dedupe_blocks.location') } : {}),
+    };
+  }
   const strip = patterns(f.strip_lines_matching, 'strip_lines_matching');
   const keep = patterns(f.keep_lines_matching, 'keep_lines_matching');
   if (strip && keep) {

@@ -11,7 +11,11 @@
  *       strip_ansi: true
  *       replace: [{ pattern: '…', replacement: '…$1' }]
  *       match_output: [{ pattern: '…', message: 'all 312 tests passed', unless: '…' }]
+ *       drop_sections: { start: '^=== RUN\s+(\S+)', end: '^--- ', drop: '^\s*--- PASS: (\S+)' }
+ *       dedupe_blocks: { start: '^warning: ', location: '^\s*--> (\S+)', also: '  (also at $<locations>)' }
  *       strip_lines_matching: ['^\s*$', 'PASSED']   # xor keep_lines_matching
+ *       limit_runs: [{ pattern: '^ ', head: 2, tail: 2 }]
+ *       group_lines: [{ pattern: '^([^:]+):(\d+:.*)$', header: '$1 ($<count>)', item: '  $2', max_items: 5 }]
  *       truncate_lines_at: 300
  *       head_lines: 40
  *       tail_lines: 40
@@ -36,9 +40,27 @@
  *     replaced; `$1`, `$<name>`, `$&` in the replacement, `$$` for a literal `$`.
  *   - match_output: the lines joined by "\n" are searched (unanchored) for `pattern`; the first rule
  *     that finds it, and whose `unless` (if any) does not, replaces the whole output with `message`;
- *     stages 4–8 are skipped.
+ *     the later stages are skipped.
+ *   - drop_sections: a section opens at a `start` line (named by its capture 1, else the whole
+ *     match) and closes at the next start line or an `end` line (which stays outside it). Its
+ *     verdict is the first later line that `drop` or `end` names it by capture 1: a drop line drops
+ *     the section (start line and all) and goes itself, an end line keeps it. go test -v: a passing
+ *     test goes with its RUN line and logs; a failing one keeps them, even under a repeated name.
+ *   - dedupe_blocks: a block is a `start` line and the lines after it up to a blank line or the next
+ *     start line. A block whose first line equals an earlier block's first line goes (with one blank
+ *     line after it); under the first copy's `location` line (else its last line) goes the `also`
+ *     line, `$<locations>` being the dropped copies' location captures and `$<count>` their number.
  *   - strip_lines_matching drops every line any of its regexes finds (unanchored search);
  *     keep_lines_matching keeps only those lines.
+ *   - limit_runs: each rule in turn; a run of more than head + tail consecutive lines its pattern
+ *     finds keeps its first head and last tail lines around `... (K lines omitted)`.
+ *   - group_lines: a line joins the group of the first rule whose pattern finds it, keyed by that
+ *     rule's `key` (default `$1`). A group of at least `min_count` (2) lines is written where its
+ *     first line was: `header`, then each line's `item` (default: the line), at most `max_items` of
+ *     them and then `  … +N more`; with `join`, the items follow the header on its line, joined by
+ *     it. key, header and item are replacements as in `replace`, applied to the line (header: to the
+ *     group's first line); `$<count>` in the header is the group's size. Smaller groups stay as they are,
+ *     and so does a line whose next line `continued` matches (it stays with its continuation).
  *   - truncate_lines_at N (≥ 4): a line longer than N characters (code points) becomes its first
  *     N-3 characters + "...", so exactly N.
  *   - head_lines H / tail_lines T: when there are more than H+T lines, the first H and last T stay

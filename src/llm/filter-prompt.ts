@@ -16,7 +16,7 @@ export interface FilterPromptInput {
 export function filterPrompt(p: FilterPromptInput): { system: string; prompt: string } {
   const rule = p.rewrite
     ? 'The result must be shorter than the input; it may reword.'
-    : 'The result may ONLY delete from the input: whole lines, records, or words and parts within lines. ' +
+    : 'The result may ONLY delete from the input: whole lines, records, or whole words within lines (never cut a word short). ' +
       'Never add, reorder or change characters: a result that is not an in-order subsequence of the input is rejected.';
   const system = [
     'You write one small JavaScript function that cuts a large tool output down to what an AI coding agent needs for its current task.',

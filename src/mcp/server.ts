@@ -1,12 +1,14 @@
 /**
  * The stdio MCP server behind `cg mcp`: the SDK's low-level Server (so the tool schemas go out
  * exactly as written in tools.ts, with nothing generated around them), tools/list and tools/call,
- * over stdin/stdout until the client closes stdin. stdout carries only protocol messages.
+ * over stdin/stdout until the client closes stdin. stdout carries only protocol messages. Calls still
+ * running when stdin closes are finished and answered before the server exits (in-flight.ts).
  *
  * The SDK (and the zod it brings) is imported here and nowhere else, through a specifier the
  * bundler does not follow: it stays out of dist/cli.js and is read from node_modules only when
  * `cg mcp` runs, so no other command pays for loading it.
  */
+import { InFlight } from './in-flight.js';
 import { callTool, TOOLS, type ToolContext } from './tools.js';
 
 type ServerModule = typeof import('@modelcontextprotocol/sdk/server/index.js');
@@ -57,7 +59,11 @@ export async function serveMcp(ctx: ToolContext, opts: ServeOptions): Promise<vo
     stdin.once('end', resolve);
     stdin.once('close', resolve);
   });
-  await server.connect(new StdioServerTransport(stdin, stdout));
+  const transport = new StdioServerTransport(stdin, stdout);
+  await server.connect(transport);
+  const inFlight = new InFlight();
+  inFlight.track(transport);
   await closed;
+  await inFlight.idle();
   await server.close();
 }

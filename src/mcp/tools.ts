@@ -10,13 +10,13 @@
  * A bad argument or a missing key is a tool error (isError) with a one-line reason, never a
  * protocol error: the model can read it and correct itself.
  */
-import { parseLineRange, sliceOriginal } from '../commands/expand.js';
 import type { FilterSource } from '../component.js';
 import type { CgConfig } from '../config.js';
 import { compactText } from '../engine.js';
 import type { PipelineEvent } from '../pipeline.js';
-import { recordCompaction, recordExpand } from '../stats/index.js';
+import { type ExpandRecord, recordCompaction, recordExpands } from '../stats/index.js';
 import { parseKeys } from '../store/marker.js';
+import { compileGrep, parseLineRange, sliceOriginal } from '../store/slice.js';
 import type { Store } from '../store/store.js';
 import { CONTENT_HINTS, isContentHint, stagesForHint } from './hints.js';
 import { sessionStats, type Tally } from './stats.js';
@@ -117,42 +117,37 @@ async function expandTool(args: Record<string, unknown>, ctx: ToolContext): Prom
   if (!parsed.ok) return failure(`key: ${parsed.reason}`);
   const lines = optionalString(args, 'lines');
   const pattern = optionalString(args, 'grep');
-  const range = lines !== undefined ? parseLineRange(lines) : undefined;
-  let grep: RegExp | undefined;
-  if (pattern !== undefined) {
-    try {
-      grep = new RegExp(pattern);
-    } catch (err) {
-      return failure(`grep: invalid regular expression: ${(err as Error).message}`);
-    }
-  }
+  const range = lines !== undefined ? parseLineRange(lines, 'lines') : undefined;
+  const grep = pattern !== undefined ? await compileGrep(pattern, 'grep') : undefined;
   if (!ctx.store) return failure('the store of originals is not available here');
   const parts: string[] = [];
   const missing: string[] = [];
+  const records: ExpandRecord[] = [];
+  const base = { session: ctx.session, env: ctx.env };
   let matched = 0;
   for (const key of parsed.keys) {
     const bytes = await ctx.store.get(key);
     if (!bytes) {
       missing.push(key);
-      await recordExpand({ key, hit: false, bytes: 0, session: ctx.session, env: ctx.env });
+      records.push({ key, hit: false, bytes: 0, ...base });
       continue;
     }
     const body = sliceOriginal(bytes.toString('utf8'), range, grep);
     if (body !== '') matched++;
     ctx.tally.expands++;
     ctx.tally.bytesReturned += Buffer.byteLength(body);
-    await recordExpand({
+    records.push({
       key,
       hit: true,
       bytes: Buffer.byteLength(body),
       ...(range || grep ? { output: body } : {}),
-      session: ctx.session,
       storeDir: ctx.store.dir,
       tokenizer: ctx.config.tokenizer,
-      env: ctx.env,
+      ...base,
     });
     parts.push(parsed.keys.length > 1 ? `=== cg_expand ${key} ===\n${body}` : body);
   }
+  await recordExpands(records);
   if (missing.length > 0) {
     return failure(
       `${missing.join(', ')}: not in the store (it expired or was never stored here); run the command again to get its output`,

@@ -1,92 +1,180 @@
 /**
- * Runs a command with its stdout and stderr both connected to one unlinked temp file (the spool).
- * One open file description shared by both streams keeps them in exactly the order they were
- * written, and the output lives on disk, not in memory, however large it grows. stdin is passed
- * through untouched. SIGINT/SIGTERM/SIGHUP sent to cg are forwarded to the child.
+ * Starts the command `cg run` wraps and reports how it ended.
+ *
+ * - Its stdout and stderr are one pipe (the wrapper shell puts both on it, then execs the command),
+ *   so the two streams keep exactly the order they were written in. The output is read into a
+ *   Capture (memory, bounded): no temp file, so a read-only temp directory changes nothing.
+ * - It runs detached, in its own session and process group; the signals cg gets are relayed to
+ *   that group (signals.ts), and if cg exits while the command still runs, the group gets SIGTERM.
+ *   If cg is killed outright (SIGKILL: an agent host killing cg's own process group on a timeout),
+ *   a watcher sees cg's end of its pipe close and SIGKILLs the group.
+ * - When the reader goes away while output streams (EPIPE), cg stops reading and sends the group
+ *   SIGPIPE, which is how the command would have ended in a shell pipeline: 141. Another write
+ *   failure (a full disk) stops the reading only: the command's next write fails as its own write
+ *   to that stdout would have, it finishes as it sees fit, and the failure is reported.
+ * - After the command exits, output still arriving from what it left running in the background is
+ *   read while it keeps coming; once the pipe is quiet, cg stops reading and reports the exit.
+ * A command that cannot start is answered as a shell would (program.ts).
  */
-import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
-import { constants, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { constants } from 'node:os';
+import type { Readable, Writable } from 'node:stream';
+import { Capture } from './capture.js';
+import { findProgram } from './program.js';
+import { relaySignals, signalGroup } from './signals.js';
 
-export interface Spool {
-  fd: number;
-  size(): number;
-  /** Bytes [start, end) of the spool. */
-  read(start?: number, end?: number): Buffer;
-  close(): void;
+export interface Exit {
+  code: number;
+  signal?: NodeJS.Signals;
+  /** Streamed output that could not be written (not a reader gone: that ends cg at once). */
+  writeError?: Error;
 }
 
-export type RunOutcome =
-  | { kind: 'exited'; code: number; signal?: NodeJS.Signals; spool: Spool; ms: number }
+export type Started =
+  | { kind: 'running'; capture: Capture; exit: Promise<Exit> }
   | { kind: 'not-started'; code: number; message: string };
 
-function openSpool(): Spool {
-  const dir = mkdtempSync(join(tmpdir(), 'cg-run-'));
-  const path = join(dir, 'out');
-  const fd = openSync(path, 'w+', 0o600);
-  // Unlinked at once: nothing is left behind if cg is killed, and no one else can read it.
-  rmSync(dir, { recursive: true, force: true });
-  return {
-    fd,
-    size: () => fstatSync(fd).size,
-    read(start = 0, end?: number) {
-      const stop = end ?? fstatSync(fd).size;
-      const buf = Buffer.allocUnsafe(Math.max(0, stop - start));
-      let got = 0;
-      while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, start + got);
-        if (n === 0) break;
-        got += n;
-      }
-      return got === buf.length ? buf : buf.subarray(0, got);
-    },
-    close: () => closeSync(fd),
-  };
+export interface StartOptions {
+  /** Run `argv.join(' ')` as a /bin/sh script instead of as argv. */
+  shell?: boolean;
+  /** The most output held for compaction; past it, the output streams through raw. */
+  cap: number;
+  /** Stream from the first byte (the output will not be compacted anyway). */
+  stream?: boolean;
+  /** Where streamed output goes (default stdout). */
+  sink?: Writable;
 }
+
+/** After the command exits, the pipe counts as drained once this long passes without a byte. */
+const QUIET_MS = 100;
+
+/** The wrapper shell puts stdout and stderr on one pipe, then the command replaces it. */
+const MERGED = 'exec "$@" 2>&1';
+
+/**
+ * The watcher: a tiny shell of its own session (so a kill of cg's process group misses it), and
+ * cg's child (so cg reaps it). It reads its stdin, a pipe only cg writes: "done" once the command
+ * has exited, or nothing but the end of the pipe when cg died first, and then it SIGKILLs the
+ * command's group ($1), so nothing the command started outlives cg.
+ */
+const WATCHER = `trap '' INT TERM HUP QUIT; read -r end; [ "$end" = done ] || kill -s KILL -- "-$1"`;
 
 /** 128 + the signal's number, as shells report a child killed by a signal. */
 export function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + (constants.signals[signal] ?? 0);
 }
 
-export interface SpawnOptions {
-  /** Run `command` through /bin/sh -c instead of as argv. */
-  shell?: boolean;
-  onStart?: (spool: Spool) => void;
-}
-
-export async function runCommand(argv: readonly string[], opts: SpawnOptions = {}): Promise<RunOutcome> {
+export async function startCommand(argv: readonly string[], opts: StartOptions): Promise<Started> {
+  const target = opts.shell ? ['/bin/sh', '-c', argv.join(' ')] : [...argv];
+  if (!opts.shell) {
+    const found = findProgram(target[0] ?? '');
+    if (!found.ok) return { kind: 'not-started', code: found.code, message: found.message };
+    // A name starting with '-' would read as an option to some shells' exec: give the path found.
+    if (target[0]!.startsWith('-')) target[0] = found.path;
+  }
   // Imported here, not at the top: in the one-file bundle a top-level import would load
   // node:child_process on every `cmd | cg` start, which never spawns anything.
   const { spawn } = await import('node:child_process');
-  const spool = openSpool();
-  const [file, ...args] = opts.shell ? ['/bin/sh', '-c', argv.join(' ')] : argv;
-  const started = performance.now();
+  const child = spawn('/bin/sh', ['-c', MERGED, 'cg-run', ...target], {
+    stdio: ['inherit', 'pipe', 'inherit'],
+    detached: true,
+  });
+  // Relayed from the first moment: a signal before the relay would end cg and leave the command.
+  const unrelay = child.pid !== undefined ? relaySignals(child.pid) : () => {};
+  const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+    child.once('spawn', () => resolve(undefined));
+    child.once('error', resolve);
+  });
+  if (failed) {
+    unrelay();
+    const code = failed.code === 'ENOENT' ? 127 : 126;
+    return { kind: 'not-started', code, message: `/bin/sh: ${failed.message}` };
+  }
+  const sink = opts.sink ?? process.stdout;
+  const source = child.stdout!;
+  const capture = new Capture(source, sink, opts.cap);
+  if (opts.stream) capture.stream();
+  const watcher = spawn('/bin/sh', ['-c', WATCHER, 'cg-run-watch', String(child.pid)], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  // Without a watcher (it could not start) only a cg killed outright leaves the command running.
+  watcher.on('error', () => {});
+  watcher.stdin!.on('error', () => {});
+  const exit = supervise({ pgid: child.pid!, child, capture, sink, watcher: watcher.stdin!, unrelay });
+  return { kind: 'running', capture, exit };
+}
+
+interface Supervised {
+  /** The command's process group (its pid: it leads its own session). */
+  pgid: number;
+  child: ChildProcess;
+  capture: Capture;
+  sink: Writable;
+  /** The watcher's stdin: "done" tells it the command ended while cg lives. */
+  watcher: Writable;
+  /** Removes the signal relay (installed as the command started). */
+  unrelay: () => void;
+}
+
+/** Relays signals while the command runs, handles a vanished reader, and waits for the end. */
+async function supervise({ pgid, child, capture, sink, watcher, unrelay }: Supervised): Promise<Exit> {
+  let running = true;
+  const onCgExit = () => {
+    if (running) signalGroup(pgid, 'SIGTERM');
+  };
+  let writeError: Error | undefined;
+  // First in line, before the launcher's handler (bin/cg.js), which ends cg on EPIPE and on any
+  // failure nobody marked handled: the command must hear of it first.
+  const onSinkError = (err: NodeJS.ErrnoException & { handled?: boolean }) => {
+    capture.abandon();
+    if (err.code !== 'EPIPE') {
+      err.handled = true;
+      writeError ??= err;
+    } else if (running) {
+      running = false;
+      signalGroup(pgid, 'SIGPIPE');
+      process.exitCode = signalExitCode('SIGPIPE');
+    }
+  };
+  process.on('exit', onCgExit);
+  sink.prependListener('error', onSinkError);
+  try {
+    const exit = await new Promise<Exit>((resolve) =>
+      child.once('exit', (code, signal) =>
+        resolve(signal ? { code: signalExitCode(signal), signal } : { code: code ?? 1 }),
+      ),
+    );
+    running = false;
+    // The command ended while cg lives: what it left in the background may stay.
+    watcher.end('done\n');
+    await drained(child.stdout!, capture);
+    await capture.flushed();
+    return writeError ? { ...exit, writeError } : exit;
+  } finally {
+    unrelay();
+    process.off('exit', onCgExit);
+    sink.off('error', onSinkError);
+  }
+}
+
+/** Resolves at the pipe's end, or once it has been quiet (and not held back by a slow reader). */
+function drained(source: Readable, capture: Capture): Promise<void> {
   return new Promise((resolve) => {
-    const child = spawn(file!, args, { stdio: ['inherit', spool.fd, spool.fd] });
-    const forward = (sig: NodeJS.Signals) => () => {
-      child.kill(sig);
+    let seen = capture.bytes;
+    const finish = () => {
+      clearInterval(timer);
+      capture.abandon();
+      resolve();
     };
-    const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => [sig, forward(sig)] as const);
-    for (const [sig, h] of handlers) process.on(sig, h);
-    const done = (outcome: RunOutcome) => {
-      for (const [sig, h] of handlers) process.off(sig, h);
-      resolve(outcome);
-    };
-    child.once('error', (err: NodeJS.ErrnoException) => {
-      spool.close();
-      const name = argv[0] ?? '';
-      if (err.code === 'ENOENT')
-        return done({ kind: 'not-started', code: 127, message: `${name}: command not found` });
-      if (err.code === 'EACCES')
-        return done({ kind: 'not-started', code: 126, message: `${name}: Permission denied` });
-      done({ kind: 'not-started', code: 126, message: `${name}: ${err.message}` });
-    });
-    child.once('spawn', () => opts.onStart?.(spool));
-    child.once('exit', (code, signal) => {
-      const ms = performance.now() - started;
-      if (signal) done({ kind: 'exited', code: signalExitCode(signal), signal, spool, ms });
-      else done({ kind: 'exited', code: code ?? 1, spool, ms });
-    });
+    const timer = setInterval(() => {
+      if (source.isPaused() || capture.bytes !== seen) {
+        seen = capture.bytes;
+        return;
+      }
+      finish();
+    }, QUIET_MS);
+    if (source.destroyed) finish();
+    else source.once('close', finish);
   });
 }

@@ -3,7 +3,6 @@
  * elapsed time and lines so far, redrawn in place on stderr. Only ever started when stderr is a
  * TTY (an agent's pipe never sees it); stop() erases it so the real output starts clean.
  */
-import type { Spool } from './spawn.js';
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
@@ -13,32 +12,25 @@ export interface Spinner {
 
 export function startSpinner(
   label: string,
-  spool: Spool,
+  progress: { readonly lines: number },
   stream: NodeJS.WriteStream = process.stderr,
 ): Spinner {
   const started = Date.now();
   let frame = 0;
-  let seen = 0;
-  let lines = 0;
   const width = Math.max(20, (stream.columns ?? 80) - 1);
   const draw = () => {
-    const size = spool.size();
-    if (size > seen) {
-      // Count newlines in what arrived since the last tick, in bounded reads.
-      for (let at = seen; at < size; at += 1 << 20) {
-        const chunk = spool.read(at, Math.min(size, at + (1 << 20)));
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
-      }
-      seen = size;
-    }
+    const { lines } = progress;
     const secs = ((Date.now() - started) / 1000).toFixed(1);
     const text = `${FRAMES[frame++ % FRAMES.length]} ${label} · ${secs}s · ${lines.toLocaleString('en-US')} lines`;
     stream.write(`\r\x1b[K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
   };
   const timer = setInterval(draw, 100);
   timer.unref();
+  let stopped = false;
   return {
     stop() {
+      if (stopped) return;
+      stopped = true;
       clearInterval(timer);
       stream.write('\r\x1b[K');
     },

@@ -4,8 +4,15 @@
  *
  *   recordCompaction(events, meta)  compress and `cg run`: one call per run
  *   recordExpand(record)            `cg expand`: one call per key served or missed
+ *   recordExpands(records)          the same for many keys at once (one write)
  *   countRun(events, tokens)        exact counts for the footer (pass them on as meta.counts)
  *   footerLine(counts)              `cg: 12,345 → 1,234 tokens (−90%) · cg expand KEY`
  */
 export { countRun, footerLine, type RunCounts } from './footer.js';
-export { type ExpandRecord, type RecordMeta, recordCompaction, recordExpand } from './record.js';
+export {
+  type ExpandRecord,
+  type RecordMeta,
+  recordCompaction,
+  recordExpand,
+  recordExpands,
+} from './record.js';

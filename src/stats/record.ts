@@ -3,6 +3,7 @@
  *
  *   recordCompaction(events, meta)   after a compaction run (compress, cg run), once per run
  *   recordExpand({ key, hit, … })    after `cg expand` served (or failed to find) a key
+ *   recordExpands([…])               the same for every key of one `cg expand`, in one write
  *
  * Both are fire-and-forget safe: they never throw and never tokenize. A run whose figures are all
  * known (nothing rewritten, or `meta.counts` from countRun covers every text) becomes ledger lines
@@ -182,39 +183,48 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
 }
 
 export async function recordExpand(rec: ExpandRecord): Promise<void> {
+  await recordExpands([rec]);
+}
+
+/** Keys one `cg expand` served, recorded together: one ledger write or pending record for all. */
+export async function recordExpands(recs: readonly ExpandRecord[]): Promise<void> {
   try {
-    const env = rec.env ?? process.env;
+    const first = recs[0];
+    if (!first) return;
+    const env = first.env ?? process.env;
     if (!statsEnabled(env)) return;
-    const t = rec.now ?? Date.now();
-    const r = runId(t);
-    const s = sessionOf(rec.session, env);
-    const line: ExpandLine = {
-      t,
-      r,
-      ...(s ? { s } : {}),
-      e: 'x',
-      k: rec.key,
-      hit: rec.hit ? 1 : 0,
-      b: rec.hit ? rec.bytes : 0,
-      tr: 0,
-    };
+    const t = first.now ?? Date.now();
     const table = new TextTable();
     const fill: Fill[] = [];
-    if (rec.hit) {
-      const out = rec.output;
-      if (out === undefined) {
-        // No text given: the whole original was returned; count it from the store.
-        fill.push([0, 'tr', [table.add(undefined, rec.bytes, rec.key)]]);
-      } else {
-        const bytes = typeof out === 'string' ? Buffer.byteLength(out) : out.length;
-        // The whole original is counted from the store, never copied into a pending record.
-        const whole = bytes === rec.bytes && keyOf(out) === rec.key;
-        const index = table.texts.length;
-        table.texts.push({ ...(whole ? {} : { text: out }), bytes, ...(whole ? { key: rec.key } : {}) });
-        fill.push([0, 'tr', [index]]);
+    const lines: ExpandLine[] = [];
+    for (const rec of recs) {
+      const s = sessionOf(rec.session, env);
+      if (rec.hit) {
+        const out = rec.output;
+        if (out === undefined) {
+          // No text given: the whole original was returned; count it from the store.
+          fill.push([lines.length, 'tr', [table.add(undefined, rec.bytes, rec.key)]]);
+        } else {
+          const bytes = typeof out === 'string' ? Buffer.byteLength(out) : out.length;
+          // The whole original is counted from the store, never copied into a pending record.
+          const whole = bytes === rec.bytes && keyOf(out) === rec.key;
+          const index = table.texts.length;
+          table.texts.push({ ...(whole ? {} : { text: out }), bytes, ...(whole ? { key: rec.key } : {}) });
+          fill.push([lines.length, 'tr', [index]]);
+        }
       }
+      lines.push({
+        t,
+        r: runId(t),
+        ...(s ? { s } : {}),
+        e: 'x',
+        k: rec.key,
+        hit: rec.hit ? 1 : 0,
+        b: rec.hit ? rec.bytes : 0,
+        tr: 0,
+      });
     }
-    await commit(env, r, rec.tokenizer ?? 'o200k', [line], fill, table, rec.storeDir);
+    await commit(env, runId(t), first.tokenizer ?? 'o200k', lines, fill, table, first.storeDir);
   } catch {
     // as above: never break `cg expand`
   }

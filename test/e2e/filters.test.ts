@@ -99,7 +99,7 @@ register('data:text/javascript,' + encodeURIComponent('export async function res
       env,
     });
     expect(before.out).not.toContain('--lines 11-');
-    expect(before.stderr).toMatch(/not trusted and were ignored; .*cg filters trust/);
+    expect(before.stderr).toMatch(/ignoring \.cg\/filters\/ \(1 file\): .*not trusted .*cg trust/);
     expect(cg(['filters', 'trust'], { cwd: dir, env }).code).toBe(0);
     const after = cg(['--command', 'seq 300', '--force'], {
       input: seq(300),

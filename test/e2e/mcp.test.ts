@@ -6,30 +6,33 @@ import { tempDir } from '../helpers.js';
 import { BIN, seq } from './run-cg.js';
 
 type TextResult = { content: { type: string; text: string }[]; isError?: boolean };
+const textOf = (r: TextResult) => r.content.map((c) => c.text).join('');
+
+/** `cg mcp` as a child process, with its home, config, store and state inside dir. */
+function serverIn(dir: string, env: Record<string, string> = {}): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp'],
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      XDG_CONFIG_HOME: join(dir, 'config'),
+      CG_STORE_DIR: join(dir, 'store'),
+      CG_STATE_DIR: join(dir, 'state'),
+      ...env,
+    },
+    stderr: 'pipe',
+  });
+}
 
 describe('cg mcp, driven by the SDK client over stdio', () => {
   const dir = tempDir('cg-mcp-');
   const client = new Client({ name: 'cg-test', version: '0' });
   const call = async (name: string, args: Record<string, unknown>) =>
     (await client.callTool({ name, arguments: args })) as TextResult;
-  const textOf = (r: TextResult) => r.content.map((c) => c.text).join('');
 
   beforeAll(async () => {
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'mcp'],
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: dir,
-          XDG_CONFIG_HOME: join(dir, 'config'),
-          CG_STORE_DIR: join(dir, 'store'),
-          CG_STATE_DIR: join(dir, 'state'),
-          CG_SESSION: 'mcp-test-session',
-        },
-        stderr: 'pipe',
-      }),
-    );
+    await client.connect(serverIn(dir, { CG_SESSION: 'mcp-test-session' }));
   });
 
   afterAll(async () => {
@@ -82,5 +85,37 @@ describe('cg mcp, driven by the SDK client over stdio', () => {
 
   it('passes small content through unchanged', async () => {
     expect(textOf(await call('cg_compress', { content: 'hello\n' }))).toBe('hello\n');
+  });
+
+  it('answers a grep that would backtrack for ever in JavaScript at once, and keeps serving calls', async () => {
+    const evil = `${'a'.repeat(36)}b`;
+    const content = `${`${evil}\n`.repeat(3000)}${'a'.repeat(36)}\n`;
+    const m = /<<cg:[0-9a-f]{16}>>/.exec(textOf(await call('cg_compress', { content, hint: 'log' })));
+    expect(m).not.toBeNull();
+    const [grep, stats] = await Promise.all([
+      call('cg_expand', { key: m![0], grep: '(a+)+$' }),
+      call('cg_stats', {}),
+    ]);
+    expect(textOf(grep)).toBe(`3001:${'a'.repeat(36)}\n`);
+    expect(textOf(stats)).toMatch(/^session mcp-test-session/);
+    const bad = await call('cg_expand', { key: m![0], grep: 'a(?=b)' });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^grep: "a\(\?=b\)" uses a look-ahead/);
+  });
+});
+
+describe('cg mcp when the client closes stdin', () => {
+  it('finishes and answers a cg_compress that is still running, then exits', async () => {
+    const dir = tempDir('cg-mcp-close-');
+    const client = new Client({ name: 'cg-test', version: '0' });
+    await client.connect(serverIn(dir));
+    const content = seq(200_000);
+    const reply = client.callTool({ name: 'cg_compress', arguments: { content, hint: 'log' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    // close() ends the server's stdin at once, while the call is still being read or run.
+    await client.close();
+    const result = (await reply) as TextResult;
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/<<cg:[0-9a-f]{16}>> \[full output: cg_expand key=[0-9a-f]{16}\]/);
   });
 });

@@ -34,7 +34,7 @@ describe('cg run', () => {
     const store = tempDir();
     const r = cg(['run', '--', 'seq', '1', '100000'], { storeDir: store });
     expect(r.code).toBe(0);
-    expect(r.out.trimEnd().split('\n')).toHaveLength(41);
+    expect(r.out.trimEnd().split('\n')).toHaveLength(13);
     const key = /<<cg:([0-9a-f]{16})>>/.exec(r.out)![1]!;
     expect(cg(['expand', key], { storeDir: store }).out).toBe(seq(100_000));
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTokens, MAX_TOKEN_BYTES } from '../../src/tokens.js';
+import { seededRandom } from '../helpers.js';
 
 describe('tokens', () => {
   it('counts text containing special-token spellings as ordinary text', async () => {
@@ -44,5 +45,74 @@ describe('tokens', () => {
     }
     expect(longest).toBeGreaterThan(10);
     expect(longest).toBeLessThanOrEqual(MAX_TOKEN_BYTES);
+  });
+
+  describe.each(['o200k', 'cl100k'] as const)("%s counts equal gpt-tokenizer's own", (name) => {
+    const reference = async () => {
+      const mod =
+        name === 'o200k'
+          ? await import('gpt-tokenizer/encoding/o200k_base')
+          : await import('gpt-tokenizer/encoding/cl100k_base');
+      return (text: string) => mod.countTokens(text, { disallowedSpecial: new Set() });
+    };
+
+    it('on long unbroken runs of letters, CJK, brackets, spaces and newlines', async () => {
+      const ref = await reference();
+      const t = createTokens(name);
+      const rnd = seededRandom(5);
+      const pick = (chars: string, n: number) =>
+        Array.from({ length: n }, () => chars[Math.floor(rnd() * chars.length)]).join('');
+      const texts = [
+        'a'.repeat(4000),
+        'A'.repeat(3000),
+        pick('abcdefghijklmnopqrstuvwxyz', 3000),
+        pick('中文字符测试内容数据', 1500),
+        '['.repeat(2000) + ']'.repeat(2000),
+        ' '.repeat(3000),
+        '\n'.repeat(3000),
+        pick(' \t\n', 3000),
+        `prefix ${'z'.repeat(3000)} middle ${'中'.repeat(900)}, end\n`,
+        'x     \t' + '['.repeat(60), // the whitespace before a long run re-splits when counted alone
+        `Ωμέγα${'é'.repeat(700)}\u0301${'😀'.repeat(300)}`,
+      ];
+      for (const text of texts) expect(await t.count(text)).toBe(ref(text));
+    });
+
+    it('on random mixtures of short and long pre-tokens', async () => {
+      const ref = await reference();
+      const t = createTokens(name);
+      const rnd = seededRandom(1);
+      const parts = [
+        'a',
+        'B',
+        '中',
+        '[',
+        ']',
+        ' ',
+        '\n',
+        '\r',
+        '\t',
+        '/',
+        '1',
+        '2',
+        'é',
+        '\u0301',
+        '😀',
+        '.',
+        "'",
+        's',
+        'the',
+        ' the',
+        '  ',
+        '\n\n',
+      ];
+      for (let k = 0; k < 300; k++) {
+        const run = parts[Math.floor(rnd() * parts.length)]!;
+        let text = '';
+        const len = Math.floor(rnd() * 2000);
+        while (text.length < len) text += rnd() < 0.9 ? run : parts[Math.floor(rnd() * parts.length)];
+        expect(await t.count(text)).toBe(ref(text));
+      }
+    });
   });
 });

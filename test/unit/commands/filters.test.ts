@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type FiltersFlags, filtersCommand } from '../../../src/commands/filters.js';
-import { projectFilters } from '../../../src/dsl/trust.js';
+import { projectTrust } from '../../../src/trust/state.js';
 import { tempDir } from '../../helpers.js';
 
 const GOOD = `schema_version: 1
@@ -146,13 +146,15 @@ describe('cg filters trust / untrust', () => {
     writeFileSync(join(s.cwd, '.cg', 'filters', 'good.yaml'), GOOD);
     const before = await s.run('list');
     expect(before.out).not.toContain('mytool');
-    expect(before.err).toMatch(/not trusted .*cg filters trust/);
+    expect(before.err).toMatch(/ignoring \.cg\/filters\/ \(1 file\): .*not trusted .*cg trust/);
     const t = await s.run('trust');
-    expect(t.out).toMatch(/^trusted 1 filter in 1 file of \.\/\.cg\/filters/);
-    expect(projectFilters(s.cwd, s.env).status).toBe('trusted');
+    expect(t.out).toMatch(
+      /^trusted \S+: 1 filter in 1 file of \.cg\/filters; editing any of them needs `cg trust` again\n$/,
+    );
+    expect(projectTrust(s.cwd, s.env).status).toBe('trusted');
     expect((await s.run('list')).out).toMatch(/mytool\s+7\s+project: \.cg\/filters\/good\.yaml/);
-    expect((await s.run('untrust')).out).toMatch(/no longer trusted/);
-    expect(projectFilters(s.cwd, s.env).status).toBe('untrusted');
+    expect((await s.run('untrust')).out).toMatch(/ is no longer trusted\n$/);
+    expect(projectTrust(s.cwd, s.env).status).toBe('untrusted');
   });
 
   it('refuses to trust filters whose inline tests fail', async () => {
@@ -162,11 +164,13 @@ describe('cg filters trust / untrust', () => {
     await expect(s.run('trust')).rejects.toThrow(
       /\.cg\/filters\/bad\.yaml: filters\.broken\.tests: inline test/,
     );
-    expect(projectFilters(s.cwd, s.env).status).toBe('untrusted');
+    expect(projectTrust(s.cwd, s.env).status).toBe('untrusted');
   });
 
-  it('says there is nothing to trust without ./.cg/filters', async () => {
-    await expect(sandbox().run('trust')).rejects.toThrow(/no \.\/\.cg\/filters\/\*\.yaml/);
+  it('says there is nothing to trust without .cg/filters or .cg.yaml', async () => {
+    await expect(sandbox().run('trust')).rejects.toThrow(
+      /no \.cg\.yaml or \.cg\/filters\/\*\.yaml in this directory or above/,
+    );
   });
 });
 

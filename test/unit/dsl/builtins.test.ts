@@ -13,7 +13,10 @@
  * "failed=0". A signal line is found when the expected output has the same line after ANSI codes
  * and trailing spaces are removed from both — or, for a filter with truncate_lines_at N, the line
  * as truncate_lines_at would cut it. Any other change to a signal line (replace, a match_output
- * message instead of it) fails: errors reach the agent verbatim.
+ * message instead of it) fails: errors reach the agent verbatim — except that a filter grouping
+ * lines (group_lines) may write a signal line as its group's item (tsc: one message, every
+ * location), or cut it at max_items when the group says how many it cut; and a filter may rewrite
+ * what comes before a line's first signal word, never that word and what follows it.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +24,7 @@ import { precompileBuiltins } from '../../../src/dsl/builtins.js';
 import { compileFilter, patternsOf } from '../../../src/dsl/compile.js';
 import { compileRegex, passes } from '../../../src/dsl/regex.js';
 import { byPriority, selectFilter, selectorFor } from '../../../src/dsl/registry.js';
+import type { FilterSpec } from '../../../src/dsl/schema.js';
 import { splitLines, stripAnsiText, truncateLine } from '../../../src/dsl/stages.js';
 import type { FilterTest } from '../../../src/dsl/types.js';
 import { runTests } from '../../../src/dsl/verify.js';
@@ -40,6 +44,37 @@ function hasErrorSignal(line: string): boolean {
     return true;
   }
   return false;
+}
+
+/**
+ * A signal line whose text from its first signal word on ends a line of the expected output counts
+ * as kept: a filter may rewrite what comes before the error (ls's permissions, tree's box drawing,
+ * a timestamp), never the error itself.
+ */
+function keptFromSignal(line: string, kept: ReadonlySet<string>): boolean {
+  SIGNAL.lastIndex = 0;
+  const m = SIGNAL.exec(line);
+  if (!m) return false;
+  const tail = line.slice(m.index);
+  for (const k of kept) if (k.endsWith(tail)) return true;
+  return false;
+}
+
+/**
+ * A line group_lines gathered counts as kept when its item (what the rule writes for it) is in the
+ * expected output — a line of its own, or part of a joined header line — or when its group was cut
+ * at max_items and says so (`… +N more`): grouping filters name every group and count what they cut.
+ */
+function keptAsItem(spec: FilterSpec, line: string, expected: string): boolean {
+  const rule = spec.group_lines.find((g) => compileRegex(g.pattern, { file: '', path: '' }).test(line));
+  if (!rule) return false;
+  const re = compileRegex(rule.pattern, { file: '', path: '' });
+  let item = rule.item === undefined ? line : re.matcher(line).replaceFirst(rule.item);
+  if (spec.truncate_lines_at !== undefined) item = truncateLine(item, spec.truncate_lines_at);
+  const out = linesOf(expected);
+  if (rule.join === undefined ? out.includes(item.trimEnd()) : out.some((l) => l.includes(item.trimEnd())))
+    return true;
+  return rule.max_items !== undefined && /… \+\d+ more$/m.test(expected);
 }
 
 const normalise = (line: string) => stripAnsiText(line).trimEnd();
@@ -130,7 +165,12 @@ for (const { def, filter } of compiled) {
         const kept = new Set(linesOf(t.expected));
         const max = spec.truncate_lines_at;
         const missing = linesOf(t.input).filter(
-          (l) => hasErrorSignal(l) && !kept.has(l) && !(max !== undefined && kept.has(truncateLine(l, max))),
+          (l) =>
+            hasErrorSignal(l) &&
+            !kept.has(l) &&
+            !(max !== undefined && kept.has(truncateLine(l, max))) &&
+            !keptFromSignal(l, kept) &&
+            !keptAsItem(spec, l, t.expected),
         );
         expect(missing).toEqual([]);
       },

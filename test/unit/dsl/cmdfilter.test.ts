@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseLineRange, sliceOriginal } from '../../../src/commands/expand.js';
 import { cmdfilter } from '../../../src/components/cmdfilter.js';
 import { compactText } from '../../../src/engine.js';
 import { markerKeys } from '../../../src/store/marker.js';
+import { parseLineRange, sliceOriginal } from '../../../src/store/slice.js';
 import { compileYaml, staticSource } from '../../filter-source.js';
 import { context, output } from '../../helpers.js';
 import { MemoryStore } from '../../memory-store.js';

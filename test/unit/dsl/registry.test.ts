@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseFilterText } from '../../../src/dsl/parse.js';
@@ -9,10 +9,11 @@ import {
   selectFilter,
   selectorFor,
 } from '../../../src/dsl/registry.js';
-import { projectFilters, trustProject } from '../../../src/dsl/trust.js';
 import { ConfigError } from '../../../src/errors.js';
+import { trustProject } from '../../../src/trust/state.js';
 import { compileYaml } from '../../filter-source.js';
 import { tempDir } from '../../helpers.js';
+import { aliasBombLines } from '../../yaml-bomb.js';
 
 const yamlOf = (filters: Record<string, string>) =>
   `schema_version: 1\nfilters:\n${Object.entries(filters)
@@ -79,7 +80,7 @@ describe('selection', () => {
     s.user('u.yaml', yamlOf({ tool_user: "match: 'tool'\npriority: 1" }));
     s.project('p.yaml', yamlOf({ tool_project: "match: 'tool'\npriority: -5" }));
     s.file('f.yaml', yamlOf({ tool_file: "match: 'tool'\npriority: -9" }));
-    trustProject(projectFilters(s.cwd, s.env), s.env);
+    await trustProject(s.cwd, s.env, async () => undefined);
     const order = async (filtersFile?: string) =>
       (
         await loadFilters({ ...s.opts, ...(filtersFile ? { filtersFile } : {}) }, { builtins: s.builtins })
@@ -149,6 +150,33 @@ describe('load-time guardrails', () => {
     );
   });
 
+  it('names the file of a YAML alias bomb and refuses it before it expands', async () => {
+    const s = setup();
+    const lines = aliasBombLines();
+    s.user('bomb.yaml', `schema_version: 1\nfilters: {}\n${lines.join('\n')}\n`);
+    expect(await loadError(s)).toMatch(/bomb\.yaml: YAML aliases expand too far \(an alias bomb\?\)/);
+  });
+
+  it('refuses a user filter file that is /dev/zero behind a link, without reading it', async () => {
+    const s = setup();
+    mkdirSync(join(s.env.XDG_CONFIG_HOME, 'cg', 'filters'), { recursive: true });
+    symlinkSync('/dev/zero', join(s.env.XDG_CONFIG_HOME, 'cg', 'filters', 'evil.yaml'));
+    expect(await loadError(s)).toMatch(/evil\.yaml: filter file is not a regular file \(a device\)$/);
+  });
+
+  it('ignores a trusted project whose filter file became /dev/zero, reading none of it', async () => {
+    const s = setup();
+    s.project('p.yaml', yamlOf({ proj: "match: 'tool'" }));
+    await trustProject(s.cwd, s.env, async () => undefined);
+    rmSync(join(s.cwd, '.cg', 'filters', 'p.yaml'));
+    symlinkSync('/dev/zero', join(s.cwd, '.cg', 'filters', 'p.yaml'));
+    const l = await loadFilters(s.opts, { builtins: s.builtins });
+    expect(l.filters).toEqual([]);
+    expect(l.notes).toEqual([
+      'ignoring .cg/filters/ (1 file): .cg/filters/p.yaml: filter file is a symbolic link (files in the project must be regular files; cg does not follow links there)',
+    ]);
+  });
+
   it('refuses look-around in a user filter at load', async () => {
     const s = setup();
     s.user('a.yaml', yamlOf({ la: "match: '^(?=\\$ npm)'" }));
@@ -173,14 +201,29 @@ describe('createFilterSource', () => {
     );
   });
 
-  it('ignores untrusted project filters and tells onNote how to trust them', async () => {
+  it('ignores untrusted project filters and tells onNote once how to trust them', async () => {
     const s = setup();
     s.project('p.yaml', yamlOf({ proj: "match: 'tool'" }));
     const notes: string[] = [];
-    const source = createFilterSource({ ...s.opts, onNote: (n) => notes.push(n) }, { builtins: s.builtins });
-    expect(await source.select('tool', 'x')).toBeUndefined();
-    expect(notes.join('\n')).toMatch(
-      /project filters in \.\/\.cg\/filters are not trusted and were ignored; .*cg filters trust/,
-    );
+    const options = { ...s.opts, onNote: (n: string) => notes.push(n) };
+    expect(await createFilterSource(options, { builtins: s.builtins }).select('tool', 'x')).toBeUndefined();
+    expect(await createFilterSource(options, { builtins: s.builtins }).select('tool', 'x')).toBeUndefined();
+    expect(notes).toEqual([
+      "ignoring .cg/filters/ (1 file): this project's cg files are not trusted (review them, then run `cg trust`)",
+    ]);
+  });
+
+  it('finds project filters from a subdirectory, up to the repository root', async () => {
+    const s = setup();
+    s.project('p.yaml', yamlOf({ proj: "match: 'tool'" }));
+    await trustProject(s.cwd, s.env, async () => undefined);
+    const sub = join(s.cwd, 'src', 'deep');
+    mkdirSync(sub, { recursive: true });
+    const names = async (cwd: string) =>
+      (await loadFilters({ ...s.opts, cwd }, { builtins: s.builtins })).filters.map((f) => f.name);
+    expect(await names(sub)).toEqual(['proj']);
+    // A repository inside the project is a project of its own: the walk stops at its root.
+    mkdirSync(join(s.cwd, 'src', '.git'));
+    expect(await names(sub)).toEqual([]);
   });
 });

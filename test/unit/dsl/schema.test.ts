@@ -30,6 +30,8 @@ describe('filter file validation', () => {
         strip_ansi: false,
         replace: [],
         match_output: [],
+        limit_runs: [],
+        group_lines: [],
         tests: [],
       },
     ]);

@@ -97,9 +97,25 @@ describe('isTokenSubsequence', () => {
     expect(isTokenSubsequence('passed', log)).toBe(false); // only "bypassed" and "PASSED" are there
   });
 
-  it('lets a word be cut short at a line end (a long line truncated), nowhere else', () => {
-    expect(isTokenSubsequence('tests/a.py::test_on\n', log)).toBe(true);
+  it('refuses a word cut short anywhere, at a line end too: "error: can" is no deletion of "error: cannot"', () => {
+    const line = 'step 7: error: cannot open file x7.txt\n';
+    expect(isTokenSubsequence('step 7: error: can', line)).toBe(false);
+    expect(isTokenSubsequence('step 7: error: can\n', line)).toBe(false);
+    expect(isTokenSubsequence('tests/a.py::test_on\n', log)).toBe(false);
     expect(isTokenSubsequence('tests/a.py::test_on PASSED', log)).toBe(false);
+    expect(isTokenSubsequence('step 7: error: cannot open file\n', line)).toBe(true);
+  });
+
+  it('keeps words joined by an apostrophe, hyphen or dot, and a number with its sign, whole', () => {
+    expect(isTokenSubsequence('I can stop', "I can't stop")).toBe(false);
+    expect(isTokenSubsequence('exit status: zero', 'exit status: non-zero')).toBe(false);
+    expect(isTokenSubsequence('open x7', 'open x7.txt')).toBe(false);
+    expect(isTokenSubsequence('took 5s', 'took 0.5s')).toBe(false);
+    expect(isTokenSubsequence('total 000', 'total 1,000')).toBe(false);
+    expect(isTokenSubsequence('offset 5', 'offset -5')).toBe(false);
+    expect(isTokenSubsequence("I can't", "I can't stop")).toBe(true);
+    expect(isTokenSubsequence('a,c', 'a,b,c')).toBe(true); // fields of a list are words of their own
+    expect(isTokenSubsequence('--verify', '--no-verify --verify')).toBe(true);
   });
 
   it('refuses reordering, insertion and a lone surrogate', () => {

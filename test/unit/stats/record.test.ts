@@ -6,7 +6,7 @@ import { compactText } from '../../../src/engine.js';
 import type { PipelineEvent } from '../../../src/pipeline.js';
 import { countRun } from '../../../src/stats/footer.js';
 import { PENDING_BUDGET, settlePending } from '../../../src/stats/pending.js';
-import { recordCompaction, recordExpand } from '../../../src/stats/record.js';
+import { recordCompaction, recordExpand, recordExpands } from '../../../src/stats/record.js';
 import { createFsStore, STORE_DEFAULTS } from '../../../src/store/fs-store.js';
 import { createTokens } from '../../../src/tokens.js';
 import { tempDir } from '../../helpers.js';
@@ -249,5 +249,33 @@ describe('recordExpand', () => {
     expect(readFileSync(join(loc.pending, pending!)).length).toBeLessThan(1024);
     await settlePending(loc);
     expect((await report(loc)).expand.tokensReturned).toBe(countTokens(original));
+  });
+
+  it('records every key of one cg expand with one write, each counted as if recorded alone', async () => {
+    const { env, loc } = tempLedger();
+    const s = store();
+    const originals = [seq(10), seq(20), seq(3000)];
+    const keys: string[] = [];
+    for (const o of originals) keys.push((await s.put(o)).key);
+    await recordExpands([
+      ...originals.map((o, i) => ({
+        key: keys[i]!,
+        hit: true,
+        bytes: o.length,
+        output: o,
+        storeDir: s.dir,
+        env,
+      })),
+      { key: 'ffffffffffffffff', hit: false, bytes: 0, env },
+    ]);
+    expect(pendingFiles(loc.pending)).toHaveLength(1);
+    await settlePending(loc);
+    expect((await report(loc)).expand).toEqual({
+      requests: 4,
+      hits: 3,
+      misses: 1,
+      tokensReturned: originals.reduce((n, o) => n + countTokens(o), 0),
+      hitRate: 75,
+    });
   });
 });

@@ -1,0 +1,156 @@
+/**
+ * `cg trust [--show | --untrust]`: consent to the project's own cg files — its `.cg.yaml` and
+ * `.cg/filters/*.yaml`, the project being found from the working directory up to the repository
+ * root — or look at what they are and whether they are trusted, or withdraw consent. Trusting
+ * checks every file first (config schema; filter schema, regexes, inline tests; only what loads
+ * cleanly can be trusted) and records one hash of exactly the bytes it checked. It also says what
+ * the config is then allowed to do that matters (the model it calls with which key variable, where
+ * and how long originals are kept, the text after every marker), so consent is to something seen.
+ * `cg filters trust|untrust` are the same command.
+ */
+import { relative } from 'node:path';
+import { type CgConfig, parseConfigText, STORE_CONFIG_DEFAULTS } from '../config.js';
+import { parseFilterText } from '../dsl/parse.js';
+import { loadRe2 } from '../dsl/regex.js';
+import { compileLevel } from '../dsl/registry.js';
+import { UsageError } from '../errors.js';
+import { MODEL_CONFIG_DEFAULTS } from '../llm/endpoint.js';
+import { DEFAULT_HINT } from '../store/marker.js';
+import { parseRedisUrl } from '../store/redis-url.js';
+import type { Project } from '../trust/project.js';
+import {
+  type ProjectContents,
+  projectTrust,
+  readProjectContents,
+  trustProject,
+  untrustProject,
+} from '../trust/state.js';
+
+export interface TrustFlags {
+  show?: boolean;
+  untrust?: boolean;
+}
+
+export interface TrustIO {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  out: (s: string) => void;
+}
+
+const NOTHING_HERE =
+  'no .cg.yaml or .cg/filters/*.yaml in this directory or above it (up to the repository root)';
+
+export async function trustCommand(flags: TrustFlags, io: TrustIO): Promise<number> {
+  if (flags.show && flags.untrust) throw new UsageError('trust: give --show or --untrust, not both');
+  if (flags.untrust) {
+    const { root, removed } = untrustProject(io.cwd, io.env);
+    io.out(removed ? `${root} is no longer trusted\n` : `${root} was not trusted\n`);
+    return 0;
+  }
+  if (flags.show) return show(io);
+  const trusted = await trustProject(io.cwd, io.env, checkContents);
+  if (!trusted) throw new UsageError(`trust: ${NOTHING_HERE}`);
+  const { project, contents } = trusted;
+  const { config, filters } = trusted.checked;
+  io.out(
+    `trusted ${project.root}: ${whatIs(contents, filters)}; editing any of them needs \`cg trust\` again\n`,
+  );
+  if (config) writeGrants(config, 'its config now sets', io);
+  return 0;
+}
+
+/** Validates every file as a load would; returns the config and the number of filters. */
+async function checkContents(contents: ProjectContents): Promise<{ config?: CgConfig; filters: number }> {
+  const c = contents.config;
+  const config = c ? await parseConfigText(c.text, c.path, c.shown) : undefined;
+  await loadRe2();
+  const defs = [];
+  for (const f of contents.filters) defs.push(...(await parseFilterText(f.text, f.shown)));
+  const filters = compileLevel(defs, 'project', true).length;
+  return { ...(config ? { config } : {}), filters };
+}
+
+async function show(io: TrustIO): Promise<number> {
+  const t = projectTrust(io.cwd, io.env);
+  if (t.status === 'none') {
+    io.out(`${NOTHING_HERE}\n`);
+    return 0;
+  }
+  const p = t.project;
+  io.out(`project ${p.root}\n`);
+  for (const f of filesOf(p, io.cwd)) io.out(`  ${f}\n`);
+  const status =
+    t.status === 'trusted'
+      ? `trusted (since ${t.trustedAt})`
+      : t.status === 'changed'
+        ? 'not trusted: the files changed since they were trusted'
+        : t.status === 'unusable'
+          ? `not usable: ${t.reason}`
+          : 'not trusted';
+  io.out(`status: ${status}\n`);
+  // What trusting would allow, read (bounded, links refused) for review; a file that fails says why.
+  try {
+    const { config } = await checkContents(readProjectContents(p, io.cwd));
+    if (config)
+      writeGrants(
+        config,
+        t.status === 'trusted' ? 'its config sets' : 'trusting it would let its config set',
+        io,
+      );
+  } catch (err) {
+    io.out(`cannot be trusted as it is: ${(err as Error).message}\n`);
+  }
+  return 0;
+}
+
+function writeGrants(config: CgConfig, heading: string, io: TrustIO): void {
+  const grants = grantsOf(config);
+  if (grants.length === 0) return;
+  io.out(`${heading}:\n`);
+  for (const g of grants) io.out(`  ${g}\n`);
+}
+
+function filesOf(p: Project, cwd: string): string[] {
+  const rel = (path: string) => relative(cwd, path) || path;
+  return [...(p.config ? [rel(p.config)] : []), ...p.filterFiles.map(rel)];
+}
+
+function whatIs(contents: ProjectContents, filters: number): string {
+  const parts: string[] = [];
+  if (contents.config) parts.push(contents.config.shown);
+  if (contents.filters.length > 0) {
+    parts.push(`${count(filters, 'filter')} in ${count(contents.filters.length, 'file')} of .cg/filters`);
+  }
+  return parts.join(' and ');
+}
+
+/** The settings of a config that reach off the machine, read a secret, write somewhere or speak to the agent. */
+export function grantsOf(cfg: CgConfig): string[] {
+  const out: string[] = [];
+  const m = cfg.model;
+  const d = MODEL_CONFIG_DEFAULTS;
+  if (m.source !== d.source || m.model || m.baseUrl || m.api || m.apiKeyEnv !== d.apiKeyEnv) {
+    const url = m.baseUrl ?? `the ${m.api ?? 'openai'} default URL`;
+    const when = m.source === 'config' ? ', for every model call' : '';
+    out.push(`model: ${m.model ?? '$CG_MODEL'} at ${url} with the key in $${m.apiKeyEnv}${when}`);
+  }
+  const s = cfg.store;
+  if (s.dir) out.push(`store: originals kept in ${s.dir} (unless CG_STORE_DIR is set)`);
+  if (s.url) {
+    const server = parseRedisUrl(s.url).display; // never the password
+    out.push(
+      `store: originals sent to the Redis server ${server} under ${s.prefix} (unless CG_STORE_URL is set)`,
+    );
+  }
+  if (s.ttlDays !== STORE_CONFIG_DEFAULTS.ttlDays || s.maxBytes !== STORE_CONFIG_DEFAULTS.maxBytes) {
+    out.push(
+      `store limits: ${s.ttlDays} days, ${s.maxBytes / 2 ** 20} MiB, for the store it uses${s.dir ? '' : ' (the one shared by every project)'}`,
+    );
+  }
+  if (s.hint !== DEFAULT_HINT) out.push(`marker hint: ${JSON.stringify(s.hint)}`);
+  return out;
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,265 @@
+/**
+ * The filter stages that look at more than one line at a time, as pure functions over the line model
+ * of stages.ts. drop_sections and dedupe_blocks run after match_output and before strip/keep (they
+ * need the blank lines and headers that strip may remove); limit_runs and group_lines after it, before
+ * truncate_lines_at:
+ *   drop_sections  sections named by a line that marks them passed are dropped, with that line
+ *                  (go test -v: a passing test's RUN line and logs go with its `--- PASS` line);
+ *   dedupe_blocks  a block repeating an earlier block's first line is dropped, and where it was
+ *                  is listed under the first copy (cargo's identical warnings at many locations);
+ *   limit_runs     a run of consecutive matching lines longer than head + tail keeps its ends
+ *                  around one omission line (a diff's long context);
+ *   group_lines    matching lines are gathered by a key into one header where the group began,
+ *                  with its members as items (grep hits by file, tsc errors by code and message).
+ * Like stages.ts they take plain matchers (compile.ts builds them from RE2 regexes). A kept line keeps
+ * its src; every written line has src 0, so classify() reports such a rewrite as whole loss.
+ */
+import type { Doc, Line } from './stages.js';
+import { omissionText } from './stages.js';
+
+/** A compiled regex as these stages use it: match test and first capture, plus replacement. */
+export interface LineMatcher {
+  test(line: string): boolean;
+  /** Capture group 1 of the first match (the whole match when the pattern has no group), or undefined. */
+  capture(line: string): string | undefined;
+}
+
+export interface LineRewriter extends LineMatcher {
+  /** What `replace` with this replacement would make of the line; `$<count>` is already filled in. */
+  expand(line: string, replacement: string): string;
+}
+
+const written = (text: string, doc: Doc): Line => ({ text, eol: doc.nl, src: 0 });
+
+export interface SectionRule {
+  start: LineMatcher;
+  /** Closes the open section; when its capture names a section, that is its verdict: kept. */
+  end?: LineMatcher;
+  /** Its capture names a section whose verdict is: dropped. */
+  drop: LineMatcher;
+}
+
+/**
+ * Sections open at a `start` line (named by its capture) and close at the next start or `end` line.
+ * A section's verdict is the first `drop` or naming `end` line for its name after it opens: a drop
+ * line drops the section (start line and all) and itself; an end line keeps it. So names may repeat
+ * (the same test in two packages) and each run is judged by its own verdict. Lines outside
+ * sections, and sections without a drop verdict, stay.
+ */
+export function dropSections(doc: Doc, rule: SectionRule): Doc {
+  const { lines } = doc;
+  const verdicts = new Map<string, { at: number; drop: boolean }[]>();
+  const dropLine = new Uint8Array(lines.length);
+  lines.forEach((l, i) => {
+    const dropped = rule.drop.capture(l.text);
+    const kept = dropped === undefined ? rule.end?.capture(l.text) : undefined;
+    const name = dropped ?? kept;
+    if (!name) return;
+    if (dropped !== undefined) dropLine[i] = 1;
+    const list = verdicts.get(name) ?? [];
+    if (list.length === 0) verdicts.set(name, list);
+    list.push({ at: i, drop: dropped !== undefined });
+  });
+  if (!dropLine.includes(1)) return doc;
+  const next = new Map<string, number>(); // per name: index into its verdicts, moving forward
+  const verdictAfter = (name: string, i: number): boolean => {
+    const list = verdicts.get(name);
+    if (!list) return false;
+    let k = next.get(name) ?? 0;
+    while (k < list.length && list[k]!.at < i) k++;
+    next.set(name, k);
+    return list[k]?.drop === true;
+  };
+  const out: Line[] = [];
+  let dropping = false;
+  lines.forEach((l, i) => {
+    if (dropLine[i]) return;
+    const started = rule.start.capture(l.text);
+    if (started !== undefined) dropping = verdictAfter(started, i);
+    else if (rule.end?.test(l.text)) dropping = false;
+    if (!dropping) out.push(l);
+  });
+  return out.length === lines.length ? doc : { ...doc, lines: out };
+}
+
+export interface BlockRule {
+  start: LineMatcher;
+  /** Its capture, in a block, is where that copy is (`--> src/lib.rs:3:7`). */
+  location?: LineMatcher;
+  /** The line written under the first copy: `$<locations>` and `$<count>` are filled in. */
+  also: string;
+}
+
+const isBlank = (l: Line) => l.text.trim() === '';
+
+/**
+ * A block is a `start` line and the lines after it up to the next blank line or start line. A block
+ * whose first line equals an earlier block's first line is dropped (with one blank line after it);
+ * the first copy gets, after its location line (or its last line), the `also` line naming where the
+ * dropped copies were. Lines outside blocks stay.
+ */
+export function dedupeBlocks(doc: Doc, rule: BlockRule): Doc {
+  const { lines } = doc;
+  const firsts = new Map<string, { at: number; locations: string[]; copies: number }>();
+  const drop = new Uint8Array(lines.length);
+  const insertAfter = new Map<number, string>();
+  for (let i = 0; i < lines.length; i++) {
+    if (!rule.start.test(lines[i]!.text)) continue;
+    let end = i + 1;
+    while (end < lines.length && !isBlank(lines[end]!) && !rule.start.test(lines[end]!.text)) end++;
+    const key = lines[i]!.text;
+    const first = firsts.get(key);
+    if (!first) {
+      firsts.set(key, { at: locationLine(lines, i, end, rule) ?? end - 1, locations: [], copies: 0 });
+    } else {
+      const at = locationLine(lines, i, end, rule);
+      first.locations.push(at === undefined ? '?' : (rule.location?.capture(lines[at]!.text) ?? '?'));
+      first.copies++;
+      for (let k = i; k < end; k++) drop[k] = 1;
+      if (end < lines.length && isBlank(lines[end]!)) drop[end] = 1;
+    }
+    i = end - 1;
+  }
+  for (const f of firsts.values()) {
+    if (f.copies === 0) continue;
+    const text = rule.also
+      .replaceAll('$<count>', String(f.copies))
+      .replaceAll('$<locations>', f.locations.join(', '));
+    insertAfter.set(f.at, text);
+  }
+  if (insertAfter.size === 0) return doc;
+  const out: Line[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (!drop[i]) out.push(lines[i]!);
+    const also = insertAfter.get(i);
+    if (also !== undefined) out.push(written(also, doc));
+  }
+  return { ...doc, lines: out };
+}
+
+function locationLine(lines: readonly Line[], from: number, to: number, rule: BlockRule): number | undefined {
+  if (!rule.location) return undefined;
+  for (let k = from; k < to; k++) if (rule.location.test(lines[k]!.text)) return k;
+  return undefined;
+}
+
+export interface RunRule {
+  matches: LineMatcher;
+  head: number;
+  tail: number;
+}
+
+/** A run of more than head + tail consecutive lines the rule matches keeps its first head and last tail. */
+export function limitRuns(doc: Doc, rules: readonly RunRule[]): Doc {
+  let lines = doc.lines;
+  for (const rule of rules) {
+    const out: Line[] = [];
+    let i = 0;
+    while (i < lines.length) {
+      if (!rule.matches.test(lines[i]!.text)) {
+        out.push(lines[i++]!);
+        continue;
+      }
+      let end = i;
+      while (end < lines.length && rule.matches.test(lines[end]!.text)) end++;
+      const run = end - i;
+      if (run > rule.head + rule.tail) {
+        out.push(...lines.slice(i, i + rule.head));
+        out.push({
+          ...written(omissionText(run - rule.head - rule.tail), doc),
+          omitted: run - rule.head - rule.tail,
+        });
+        out.push(...lines.slice(end - rule.tail, end));
+      } else out.push(...lines.slice(i, end));
+      i = end;
+    }
+    lines = out;
+  }
+  return lines.length === doc.lines.length ? doc : { ...doc, lines };
+}
+
+export interface GroupRule {
+  matches: LineRewriter;
+  /** Replacement giving a line's group key. */
+  key: string;
+  /** Replacement for the group's header, applied to its first line; `$<count>` is its size. */
+  header: string;
+  /** Replacement for each member's item; undefined: the line as it is. */
+  item?: string;
+  /** Items shown per group (undefined: all), then one `… +N more`. */
+  maxItems?: number;
+  /** Items on the header's line, separated by this, instead of one line each. */
+  join?: string;
+  /** Smaller groups stay as their lines. */
+  minCount: number;
+  /** A line followed by a line this matches (its continuation) stays where it is, ungrouped. */
+  continued?: LineMatcher;
+}
+
+interface Gathered {
+  rule: GroupRule;
+  members: Line[];
+}
+
+/**
+ * Each line joins the group of the first rule that matches it, keyed by that rule's `key`; a group
+ * of at least minCount lines is written where its first line was — its header, then its items —
+ * and its other lines go. Smaller groups, lines no rule matches and lines followed by their
+ * continuation (`continued`) stay where they are.
+ */
+export function groupLines(doc: Doc, rules: readonly GroupRule[]): Doc {
+  if (rules.length === 0) return doc;
+  const groups = new Map<string, Gathered>();
+  const memberOf: (Gathered | undefined)[] = [];
+  doc.lines.forEach((l, i) => {
+    const next = doc.lines[i + 1]?.text;
+    const r = rules.findIndex(
+      (rule) => rule.matches.test(l.text) && !(next !== undefined && rule.continued?.test(next)),
+    );
+    if (r === -1) {
+      memberOf.push(undefined);
+      return;
+    }
+    const rule = rules[r]!;
+    const id = `${r}\u0000${rule.matches.expand(l.text, rule.key)}`;
+    let g = groups.get(id);
+    if (!g) {
+      g = { rule, members: [] };
+      groups.set(id, g);
+    }
+    g.members.push(l);
+    memberOf.push(g);
+  });
+  let changed = false;
+  const out: Line[] = [];
+  const written_ = new Set<Gathered>();
+  doc.lines.forEach((l, i) => {
+    const g = memberOf[i];
+    if (!g || g.members.length < g.rule.minCount) {
+      out.push(l);
+      return;
+    }
+    changed = true;
+    if (written_.has(g)) return;
+    written_.add(g);
+    out.push(...renderGroup(g, doc));
+  });
+  return changed ? { ...doc, lines: out } : doc;
+}
+
+function renderGroup(g: Gathered, doc: Doc): Line[] {
+  const { rule, members } = g;
+  const first = members[0]!;
+  const header = rule.matches.expand(first.text, rule.header.replaceAll('$<count>', String(members.length)));
+  const shown = rule.maxItems === undefined ? members : members.slice(0, rule.maxItems);
+  const items = shown.map((m) => (rule.item === undefined ? m.text : rule.matches.expand(m.text, rule.item)));
+  const more = members.length - shown.length;
+  if (rule.join !== undefined) {
+    const list =
+      items.join(rule.join) + (more > 0 ? `${items.length > 0 ? rule.join : ''}… +${more} more` : '');
+    return [written(header + list, doc)];
+  }
+  const lines = [written(header, doc), ...items.map((t) => written(t, doc))];
+  if (more > 0) lines.push(written(`  … +${more} more`, doc));
+  return lines;
+}

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+import { cg, cgAsync } from './run-cg.js';
+
+/** Stashes originals the way the store lays them out (DESIGN §5: store/ab/abcdef…, small ones raw). */
+function stash(store: string, originals: readonly string[]): string[] {
+  return originals.map((text) => {
+    const key = createHash('sha256').update(text).digest('hex').slice(0, 16);
+    mkdirSync(join(store, key.slice(0, 2)), { recursive: true, mode: 0o700 });
+    writeFileSync(join(store, key.slice(0, 2), key), text, { mode: 0o600 });
+    return key;
+  });
+}
+
+describe('cg expand on piped text', () => {
+  it('expands every marker in the text and ignores the words around them, "cg:" included', () => {
+    const store = tempDir();
+    const [key] = stash(store, ['the original\n']);
+    const r = cg(['expand'], {
+      input: `the cg: tool said\n<<cg:${key}>> [full output: cg expand ${key}]\n`,
+      storeDir: store,
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('the original\n');
+  });
+
+  it('says there is no marker when the text holds none, and exits 1', () => {
+    const r = cg(['expand'], { input: 'no markers here\n' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('cg: expand: no cg marker in the input (expected <<cg:KEY>> or a key)\n');
+    expect(r.out).toBe('');
+  });
+
+  it('reads a bare key, or several, piped in on their own', () => {
+    const store = tempDir();
+    const [a, b] = stash(store, ['first\n', 'second\n']);
+    expect(cg(['expand'], { input: `${a}\n`, storeDir: store }).out).toBe('first\n');
+    expect(cg(['expand'], { input: `${a!.toUpperCase()} ${b}\n`, storeDir: store }).out).toBe(
+      `=== cg expand ${a} ===\nfirst\n=== cg expand ${b} ===\nsecond\n`,
+    );
+  });
+
+  it('expands 60,000 markers piped in, each key once, in the order they first appear', async () => {
+    const store = tempDir();
+    const originals = Array.from({ length: 60_000 }, (_, i) => `original ${i}\n`);
+    const keys = stash(store, originals);
+    const input = keys.map((k, i) => `line ${i}: <<cg:${k}>> [full output: cg expand ${k}]\n`).join('');
+    const r = await cgAsync(['expand'], { input: input + input.slice(0, 1000), storeDir: store });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(keys.map((k, i) => `=== cg expand ${k} ===\n${originals[i]}`).join(''));
+    // Generous for a loaded machine (≈10 s at load 6); the quadratic version needed minutes.
+  }, 120_000);
+});
+
+describe('cg expand --grep', () => {
+  it('matches with RE2: (a+)+$ answers at once on lines that make a backtracking engine run for ever', async () => {
+    const store = tempDir();
+    const evil = `${'a'.repeat(36)}b`;
+    const [key] = stash(store, [`${evil}\n${'a'.repeat(36)}\nok\n`]);
+    const r = await cgAsync(['expand', key!, '--grep', '(a+)+$'], { storeDir: store });
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`2:${'a'.repeat(36)}\n`);
+  });
+
+  it('refuses a look-ahead with one line naming --grep, and exits 2', () => {
+    const store = tempDir();
+    const [key] = stash(store, ['foobar\n']);
+    const r = cg(['expand', key!, '--grep', 'foo(?=bar)'], { storeDir: store });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^cg: --grep: "foo\(\?=bar\)" uses a look-ahead \(\?=…\), which RE2 does not support/,
+    );
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.out).toBe('');
+  });
+});

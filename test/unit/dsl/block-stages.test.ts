@@ -1,0 +1,209 @@
+/**
+ * The multi-line filter stages (src/dsl/block-stages.ts), through compiled YAML filters so the
+ * schema, the RE2 wiring and the stage order are exercised with them.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadRe2 } from '../../../src/dsl/regex.js';
+import { validateDocument } from '../../../src/dsl/schema.js';
+import { filterOf } from '../../filter-source.js';
+
+await loadRe2();
+
+describe('drop_sections', () => {
+  const goTest = {
+    drop_sections: {
+      start: '^=== (?:RUN|CONT|PAUSE)\\s+(\\S+)',
+      end: '^\\s*--- FAIL: (\\S+)|^(?:PASS|FAIL|ok)\\b',
+      drop: '^\\s*--- PASS: (\\S+)',
+    },
+  };
+  const input = [
+    '=== RUN   TestA',
+    '    a_test.go:3: setting up',
+    '=== RUN   TestA/ok',
+    '    a_test.go:9: fine',
+    '=== RUN   TestA/bad',
+    '    a_test.go:12: got 1, want 2',
+    '--- FAIL: TestA (0.00s)',
+    '    --- PASS: TestA/ok (0.00s)',
+    '    --- FAIL: TestA/bad (0.00s)',
+    '=== RUN   TestB',
+    '    b_test.go:1: noisy log',
+    '--- PASS: TestB (0.00s)',
+    'FAIL',
+    'FAIL\texample.com/x\t0.01s',
+    '',
+  ].join('\n');
+
+  it("drops passing tests with their names and logs and keeps failing ones' logs under their names", async () => {
+    const f = await filterOf(goTest);
+    expect(f.run(input).text).toBe(
+      [
+        '=== RUN   TestA',
+        '    a_test.go:3: setting up',
+        '=== RUN   TestA/bad',
+        '    a_test.go:12: got 1, want 2',
+        '--- FAIL: TestA (0.00s)',
+        '    --- FAIL: TestA/bad (0.00s)',
+        'FAIL',
+        'FAIL\texample.com/x\t0.01s',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('judges each run of a repeated name by its own verdict (the same test in two packages)', async () => {
+    const f = await filterOf(goTest);
+    const text = [
+      '=== RUN   TestX',
+      '    x_test.go:1: pass log',
+      '--- PASS: TestX (0.00s)',
+      'ok  \tpkg/a\t0.01s',
+      '=== RUN   TestX',
+      '    x_test.go:1: fail log',
+      '--- FAIL: TestX (0.00s)',
+      'FAIL\tpkg/b\t0.01s',
+      '',
+    ].join('\n');
+    expect(f.run(text).text).toBe(
+      'ok  \tpkg/a\t0.01s\n=== RUN   TestX\n    x_test.go:1: fail log\n--- FAIL: TestX (0.00s)\nFAIL\tpkg/b\t0.01s\n',
+    );
+  });
+
+  it('changes nothing when no line names a section to drop', async () => {
+    const f = await filterOf(goTest);
+    const text = '=== RUN   TestA\n--- FAIL: TestA (0.00s)\nFAIL\n';
+    expect(f.run(text)).toEqual({ text, loss: 'none' });
+  });
+});
+
+describe('dedupe_blocks', () => {
+  const cargo = {
+    dedupe_blocks: {
+      start: '^warning(?:\\[\\w+\\])?: ',
+      location: '^\\s*--> (\\S+)',
+      also: '   = also at: $<locations> ($<count> more)',
+    },
+  };
+  const block = (line: number) =>
+    [
+      'warning: unexpected `cfg` condition value: `foo`',
+      ` --> src/lib.rs:${line}:7`,
+      '  |',
+      `${line} | #[cfg(feature = "foo")]`,
+      '',
+    ].join('\n');
+
+  it('lists the locations of repeated blocks under the first copy and drops the copies', async () => {
+    const f = await filterOf(cargo);
+    const input = `${block(3)}\n${block(9)}\n${block(14)}\nerror: could not compile\n`;
+    expect(f.run(input).text).toBe(
+      [
+        'warning: unexpected `cfg` condition value: `foo`',
+        ' --> src/lib.rs:3:7',
+        '   = also at: src/lib.rs:9:7, src/lib.rs:14:7 (2 more)',
+        '  |',
+        '3 | #[cfg(feature = "foo")]',
+        '',
+        'error: could not compile',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps blocks whose first lines differ', async () => {
+    const f = await filterOf(cargo);
+    const text = 'warning: a\n --> x.rs:1:1\n\nwarning: b\n --> x.rs:2:1\n';
+    expect(f.run(text).loss).toBe('none');
+  });
+});
+
+describe('limit_runs', () => {
+  it('keeps the ends of long runs of matching lines around an omission line', async () => {
+    const f = await filterOf({ limit_runs: [{ pattern: '^ ', head: 1, tail: 1 }] });
+    const input = '@@ -1,9 +1,9 @@\n a\n b\n c\n d\n-e\n+E\n f\n g\n';
+    expect(f.run(input).text).toBe('@@ -1,9 +1,9 @@\n a\n... (2 lines omitted)\n d\n-e\n+E\n f\n g\n');
+  });
+});
+
+describe('group_lines', () => {
+  const grep = {
+    group_lines: [
+      { pattern: '^([^:]+):(\\d+[:-].*)$', header: '$1 ($<count> hits)', item: '  $2', max_items: 2 },
+    ],
+  };
+
+  it('gathers lines by key under one header where the group began, at most max_items each', async () => {
+    const f = await filterOf(grep);
+    const input = 'a.ts:1:x\nb.ts:4:y\na.ts:7:z\na.ts:9:w\nc.ts:2:only\nBinary file d matches\n';
+    expect(f.run(input)).toEqual({
+      text: 'a.ts (3 hits)\n  1:x\n  7:z\n  … +1 more\nb.ts:4:y\nc.ts:2:only\nBinary file d matches\n',
+      loss: 'whole',
+    });
+  });
+
+  it('joins items onto the header line with join', async () => {
+    const f = await filterOf({
+      group_lines: [
+        {
+          pattern: '^(\\S+\\(\\d+,\\d+\\)): error (TS\\d+: .*)$',
+          key: '$2',
+          header: 'error $2 ($<count>×): ',
+          item: '$1',
+          join: ', ',
+        },
+      ],
+    });
+    const input =
+      "a.ts(1,2): error TS2304: Cannot find name 'x'.\nb.ts(3,4): error TS2304: Cannot find name 'x'.\n";
+    expect(f.run(input).text).toBe("error TS2304: Cannot find name 'x'. (2×): a.ts(1,2), b.ts(3,4)\n");
+  });
+
+  it('refuses a capture named count, a missing header and unknown fields', () => {
+    const doc = (g: Record<string, unknown>) => ({
+      schema_version: 1,
+      filters: { t: { match: '', group_lines: [g] } },
+    });
+    expect(() => validateDocument(doc({ pattern: '(?P<count>x)', header: 'h' }), 'f.yaml')).toThrow(
+      /named count/,
+    );
+    expect(() => validateDocument(doc({ pattern: 'x' }), 'f.yaml')).toThrow(
+      /group_lines\[0\]\.header: missing/,
+    );
+    expect(() => validateDocument(doc({ pattern: 'x', header: 'h', items: 3 }), 'f.yaml')).toThrow(
+      /group_lines\[0\]\.items: unknown field/,
+    );
+  });
+});
+
+describe('group_lines with continued', () => {
+  it('leaves a line followed by its continuation in place, with it', async () => {
+    const f = await filterOf({
+      group_lines: [
+        {
+          pattern: '^(\\S+\\(\\d+,\\d+\\)): error (TS\\d+: .*)$',
+          key: '$2',
+          header: 'error $2 ($<count>×): ',
+          item: '$1',
+          join: ', ',
+          continued: '^\\s',
+        },
+      ],
+    });
+    const input = [
+      "a.ts(1,2): error TS2345: Argument of type 'X' is not assignable.",
+      "  Type 'X' is missing 'y'.",
+      "b.ts(3,4): error TS2345: Argument of type 'X' is not assignable.",
+      "c.ts(5,6): error TS2345: Argument of type 'X' is not assignable.",
+      '',
+    ].join('\n');
+    expect(f.run(input).text).toBe(
+      [
+        "a.ts(1,2): error TS2345: Argument of type 'X' is not assignable.",
+        "  Type 'X' is missing 'y'.",
+        "error TS2345: Argument of type 'X' is not assignable. (2×): b.ts(3,4), c.ts(5,6)",
+        '',
+      ].join('\n'),
+    );
+  });
+});

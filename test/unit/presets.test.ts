@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compactText } from '../../src/engine.js';
+import { PRESETS } from '../../src/presets.js';
+import { createTokens } from '../../src/tokens.js';
+import { corpusPath, HAS_CORPUS } from '../helpers.js';
+import { MemoryStore } from '../memory-store.js';
+
+const tokens = createTokens('o200k');
+const table = JSON.stringify(
+  [
+    { id: 1, name: 'alpha', stars: 10, archived: false },
+    { id: 2, name: 'beta', stars: 7, archived: false },
+    { id: 3, name: 'gamma', stars: 3, archived: true },
+    { id: 4, name: 'delta', stars: 1, archived: false },
+  ],
+  null,
+  2,
+);
+
+async function run(text: string, preset: string) {
+  return compactText(text, { preset, store: new MemoryStore(), tokens, format: 'text' });
+}
+
+describe('presets', () => {
+  it('run toon after format in every preset that handles JSON, so a small table becomes TOON', async () => {
+    for (const preset of ['safe', 'balanced', 'aggressive', 'coding', 'mcp', 'agent', 'shell']) {
+      expect(PRESETS[preset as keyof typeof PRESETS], preset).toContain('toon');
+      const r = await run(table, preset);
+      expect(
+        r.events.some((e) => e.component === 'toon' && e.action === 'rewrite'),
+        preset,
+      ).toBe(true);
+      expect(r.output).toMatch(/^\[4\]\{id,name,stars,archived\}:/);
+    }
+  });
+
+  it.skipIf(!HAS_CORPUS)(
+    'make the shell preset smaller with toon on a uniform table of 100 repositories',
+    async () => {
+      const text = readFileSync(corpusPath('json', 'github_repos_top100_flat.json'), 'utf8');
+      const withToon = await run(text, 'shell');
+      const without = await compactText(text, {
+        components: PRESETS.shell.filter((c) => c !== 'toon').join(','),
+        store: new MemoryStore(),
+        tokens,
+        format: 'text',
+      });
+      expect(await tokens.count(withToon.output)).toBeLessThan(await tokens.count(without.output));
+    },
+  );
+});
