@@ -170,6 +170,13 @@ rmSync(work, { recursive: true, force: true });
   for (const line of await hookBench()) console.log(line);
 }
 
+// Store latency: the disk store against Redis (bench/store.mjs; Redis rows need redis-server).
+{
+  const { storeBench } = await import('./store.mjs');
+  console.log('');
+  for (const line of await storeBench()) console.log(line);
+}
+
 // rtk parity on rtk's own fixtures (bench/rtk.mjs).
 {
   const { rtkLines } = await import('./rtk.mjs');

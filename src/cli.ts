@@ -24,6 +24,7 @@ Examples:
 Environment:
   CG_DISABLE=1     every command passes its input through verbatim
   CG_STORE_DIR     where originals are stashed (default $XDG_CACHE_HOME/cg/store)
+  CG_STORE_URL     a shared Redis store instead: redis://[user[:pass]@]host[:port][/db], rediss:// (TLS)
   CG_CONFIG        config file to use (else a trusted .cg.yaml, then $XDG_CONFIG_HOME/cg/config.yaml)
   CG_SESSION       conversation id for replaying request bodies (like --session)
   CG_STATE_DIR     where session records and the stats ledger live (default $XDG_STATE_HOME/cg)

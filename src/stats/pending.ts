@@ -34,7 +34,8 @@
  */
 import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createFsStore, entryPath, STORE_DEFAULTS } from '../store/fs-store.js';
+import { createFsStore, STORE_DEFAULTS } from '../store/fs-store.js';
+import type { Store } from '../store/store.js';
 import { createTokens, TOKENIZERS, type TokenizerName, type Tokens } from '../tokens.js';
 import { appendLines } from './ledger.js';
 import { formatLine, type LedgerLine } from './line.js';
@@ -247,12 +248,41 @@ async function countText(ref: TextRef, body: Buffer, tokens: Tokens | undefined)
   return estimate;
 }
 
-/** An original from the store, leaving its LRU time as it was: counting is not a use. */
-async function readStored(dir: string, key: string, length: number): Promise<string | undefined> {
-  const path = entryPath(dir, key);
-  const before = await stat(path).catch(() => undefined);
-  if (!before) return undefined;
-  const bytes = await createFsStore({ dir, ...STORE_DEFAULTS }).get(key);
-  await utimes(path, before.atime, before.mtime).catch(() => undefined);
-  return bytes && bytes.length === length ? bytes.toString('utf8') : undefined;
+/**
+ * An original from the store it was stashed in, leaving its LRU time or expiry as it was: counting
+ * is not a use. A disk store is opened by its directory; a shared store (its location is a
+ * redis:// URL in display form, without the password) is reached through the store the current
+ * config opens, when that is the same one; otherwise the text is estimated.
+ */
+async function readStored(location: string, key: string, length: number): Promise<string | undefined> {
+  const store = await storeAt(location);
+  if (!store) return undefined;
+  const found = store.peek ? await store.peek(key) : { found: false as const };
+  return found.found && found.bytes.length === length ? found.bytes.toString('utf8') : undefined;
+}
+
+const opened = new Map<string, Promise<Store | undefined>>();
+
+function storeAt(location: string): Promise<Store | undefined> {
+  let store = opened.get(location);
+  if (!store) {
+    store = /^rediss?:\/\//.test(location)
+      ? configuredStore(location)
+      : Promise.resolve(createFsStore({ dir: location, ...STORE_DEFAULTS }));
+    opened.set(location, store);
+  }
+  return store;
+}
+
+async function configuredStore(location: string): Promise<Store | undefined> {
+  try {
+    const [{ loadConfig }, { openStore }] = await Promise.all([
+      import('../config.js'),
+      import('../store/open.js'),
+    ]);
+    const store = openStore((await loadConfig(undefined)).store, process.env, () => undefined);
+    return store.dir === location ? store : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -55,14 +55,25 @@ export async function readRegular(path: string): Promise<Buffer> {
   }
 }
 
-/** A directory that is really one (not a link to one): mkdir, then lstat to be sure. */
+/**
+ * A directory that is really one: mkdir, then lstat to be sure. A link planted in its place is
+ * removed (the link, never what it points to) and the directory made; anything else there that is
+ * not a directory is refused.
+ */
 export async function ensureRealDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 });
-  const st = await lstat(path);
+  let st = await lstat(path);
+  if (st.isSymbolicLink()) {
+    await unlink(path);
+    await mkdir(path, { mode: 0o700 }).catch((err) => {
+      if (codeOf(err) !== 'EEXIST') throw err; // another process made it first
+    });
+    st = await lstat(path);
+  }
   if (!st.isDirectory()) {
     throw refusal(
       'ENOTDIR',
-      `${path} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; cg never writes through links in its store`,
+      `${path} is not a directory; cg never writes through anything else in its store`,
     );
   }
 }

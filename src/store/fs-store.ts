@@ -11,7 +11,7 @@
  * Entries are private to the user (0700 dirs, 0600 files): they hold raw tool output, secrets
  * included. Links inside the store are never followed (fs-entry.ts).
  */
-import { link, lstat, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode, encode } from './codec.js';
 import {
@@ -189,12 +189,12 @@ export function createFsStore(opts: StoreOptions): Store {
     if (await claimPrune(dir, now)) await pruneStore(dir, limits, now, new Set([key]), tmpPath);
   }
 
-  async function read(key: string): Promise<EntryRead> {
+  async function read(key: string, use = true): Promise<EntryRead> {
     // The only gate between user input and a path: `../../etc/passwd` never reaches the filesystem.
     if (typeof key !== 'string' || !isKey(key)) return { found: false, why: 'missing' };
     const path = entryPath(dir, key);
     const { error: _, ...found } = await inspect(path, key);
-    if (found.found) await refresh(path);
+    if (found.found && use) await refresh(path);
     return found;
   }
 
@@ -205,7 +205,9 @@ export function createFsStore(opts: StoreOptions): Store {
       writableAnswer ??= (async () => {
         // Sessions and CI run as root, which ignores permission bits: only an actual write tells.
         try {
-          await ensureRealDir(dir);
+          // The store directory itself may be a link (the user's own choice: a cache on another
+          // disk); only what is inside it is never followed.
+          await mkdir(dir, { recursive: true, mode: 0o700 });
           const probe = tmpPath();
           const fh = await open(probe, CREATE_FLAGS, 0o600);
           try {
@@ -265,7 +267,8 @@ export function createFsStore(opts: StoreOptions): Store {
       }
     },
 
-    read,
+    read: (key) => read(key),
+    peek: (key) => read(key, false),
 
     async get(key) {
       const found = await read(key);
