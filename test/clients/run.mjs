@@ -1,6 +1,7 @@
 // npm run test:clients: installs the pinned agent clients (clients.json) into a cache, then runs
-// the real-client suite (*.clients.ts) inside a network namespace that has only loopback, so the
-// clients can reach nothing but the scripted model servers the tests start on 127.0.0.1.
+// a real-client suite inside a network namespace that has only loopback, so the clients can reach
+// nothing but the scripted model servers the tests start on 127.0.0.1: the hooks (*.clients.ts),
+// or with `--suite proxy` (npm run test:proxy-clients) the proxy (test/proxy/*.real.ts).
 // A client that cannot be installed is reported and its tests are skipped, by name, never passed.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,17 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const suiteAt = args.indexOf('--suite');
+const suite = suiteAt === -1 ? 'hooks' : args.splice(suiteAt, 2)[1];
+const CONFIGS = {
+  hooks: join(here, 'vitest.config.ts'),
+  proxy: join(here, '..', 'proxy', 'vitest.clients.config.ts'),
+};
+if (!CONFIGS[suite]) {
+  process.stderr.write(`test:clients: unknown suite ${JSON.stringify(suite)} (hooks or proxy)\n`);
+  process.exit(2);
+}
 const root = resolve(here, '../..');
 const clients = JSON.parse(readFileSync(join(here, 'clients.json'), 'utf8'));
 const cache = resolve(process.env.CG_CLIENTS_CACHE || join(root, 'node_modules', '.cache', 'cg-clients'));
@@ -53,11 +65,8 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
 // Extra arguments pick files, as with vitest: `npm run test:clients -- codex`.
-const extra = process.argv
-  .slice(2)
-  .map((a) => `'${a.replaceAll("'", `'\\''`)}'`)
-  .join(' ');
-const inner = `ip link set lo up && exec "${process.execPath}" "${vitest}" run --config "${join(here, 'vitest.config.ts')}" ${extra}`;
+const extra = args.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+const inner = `ip link set lo up && exec "${process.execPath}" "${vitest}" run --config "${CONFIGS[suite]}" ${extra}`;
 const useNetns =
   process.getuid?.() === 0 && existsSync('/usr/bin/unshare') && process.env.CG_CLIENTS_NO_NETNS !== '1';
 if (!useNetns) {

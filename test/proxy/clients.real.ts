@@ -1,6 +1,7 @@
 /**
  * Real agent clients through the built `cg proxy` to a scripted fake upstream (run by
- * `npm run test:proxy-clients`, inside a loopback-only network namespace; see run-clients.sh).
+ * `npm run test:proxy-clients`: test/clients/run.mjs installs the pinned clients and runs this inside
+ * a loopback-only network namespace).
  *
  *   Claude Code 2.1.332 (ANTHROPIC_BASE_URL)  →  TCP tap  →  cg proxy  →  fake Anthropic Messages (SSE)
  *   Codex 0.171.0 (a model_provider)          →  TCP tap  →  cg proxy  →  fake Responses API (SSE)
@@ -10,10 +11,11 @@
  * so the upstream's request tokens can be compared. The tap keeps what the client received, to
  * byte-compare every streamed response with what the upstream sent.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { client, skipReason } from '../clients/harness.js';
 import { cg } from '../e2e/run-cg.js';
 import { tempDir } from '../helpers.js';
 import {
@@ -28,9 +30,10 @@ import {
 import { type SpawnedProxy, spawnProxy } from './spawn-proxy.js';
 import { startTap, type Tap } from './tee.js';
 
-const CLIENTS = process.env.CG_PROXY_CLIENTS ?? '/work/cache/clients-proxy';
-const CLAUDE = join(CLIENTS, 'node_modules', '.bin', 'claude');
-const CODEX = join(CLIENTS, 'node_modules', '.bin', 'codex');
+// The clients test/clients/run.mjs installed (pinned in test/clients/clients.json); a missing one is
+// skipped by name with the reason, never passed.
+const CLAUDE = client('claude').bin ?? '';
+const CODEX = client('codex').bin ?? '';
 const STEPS = 12;
 const MARKER = /<<cg:([0-9a-f]{16})>>/g;
 
@@ -162,9 +165,6 @@ function run(bin: string, args: string[], o: { cwd: string; env: Record<string, 
   });
 }
 
-const have = (bin: string) =>
-  existsSync(bin) && spawnSync(bin, ['--version'], { timeout: 60_000 }).status === 0;
-
 const claudeReply = (_: number, req: Recorded): Reply => {
   const body = JSON.parse(req.body.toString('utf8') || '{}');
   if (!req.url.startsWith('/v1/messages') || req.url.includes('count_tokens') || !Array.isArray(body.tools))
@@ -208,88 +208,91 @@ function runClaude(baseUrl: string, cwd: string, home: string) {
   );
 }
 
-describe.skipIf(!have(CLAUDE))('Claude Code 2.1.332 through cg proxy', () => {
-  let direct: Session | undefined;
-  let proxied: Session | undefined;
-  let dir = '';
-  beforeAll(async () => {
-    const cwd = workspace();
-    dir = tempDir('cg-client-claude-');
-    direct = await scripted(claudeReply);
-    const a = await runClaude(direct.upstream.url, cwd, join(dir, 'home-direct'));
-    expect(a.status, a.stderr).toBe(0);
-    proxied = await scripted(claudeReply);
-    const b = await runClaude(await through(proxied, dir), cwd, join(dir, 'home-proxied'));
-    expect(b.status, b.stderr).toBe(0);
-    expect(JSON.parse(b.stdout).result).toBe('All logs read.');
-  }, 600_000);
-  afterAll(async () => {
-    await close(direct);
-    await close(proxied);
-  });
+describe.skipIf(skipReason('claude') !== undefined)(
+  `Claude Code ${client('claude').version ?? ''} through cg proxy`,
+  () => {
+    let direct: Session | undefined;
+    let proxied: Session | undefined;
+    let dir = '';
+    beforeAll(async () => {
+      const cwd = workspace();
+      dir = tempDir('cg-client-claude-');
+      direct = await scripted(claudeReply);
+      const a = await runClaude(direct.upstream.url, cwd, join(dir, 'home-direct'));
+      expect(a.status, a.stderr).toBe(0);
+      proxied = await scripted(claudeReply);
+      const b = await runClaude(await through(proxied, dir), cwd, join(dir, 'home-proxied'));
+      expect(b.status, b.stderr).toBe(0);
+      expect(JSON.parse(b.stdout).result).toBe('All logs read.');
+    }, 600_000);
+    afterAll(async () => {
+      await close(direct);
+      await close(proxied);
+    });
 
-  const main = (s: Session) =>
-    s.upstream.requests.filter((r) => r.url.startsWith('/v1/messages') && r.body.includes('"tools"'));
+    const main = (s: Session) =>
+      s.upstream.requests.filter((r) => r.url.startsWith('/v1/messages') && r.body.includes('"tools"'));
 
-  it('runs the whole scripted session, and the upstream receives compacted tool results with markers', () => {
-    expect(main(proxied!).length).toBe(STEPS + 1);
-    const last = main(proxied!).at(-1)!.body.toString('utf8');
-    expect((last.match(MARKER) ?? []).length).toBeGreaterThanOrEqual(STEPS - 3);
-  });
+    it('runs the whole scripted session, and the upstream receives compacted tool results with markers', () => {
+      expect(main(proxied!).length).toBe(STEPS + 1);
+      const last = main(proxied!).at(-1)!.body.toString('utf8');
+      expect((last.match(MARKER) ?? []).length).toBeGreaterThanOrEqual(STEPS - 3);
+    });
 
-  it('sends at least 30 % fewer request tokens upstream than without the proxy', async () => {
-    const without = await tokens(main(direct!).map((r) => r.body));
-    const withProxy = await tokens(main(proxied!).map((r) => r.body));
-    console.log(
-      `Claude Code: request tokens upstream ${without} without cg proxy, ${withProxy} with it (−${(100 * (1 - withProxy / without)).toFixed(1)} %)`,
-    );
-    expect(withProxy).toBeLessThanOrEqual(0.7 * without);
-  });
+    it('sends at least 30 % fewer request tokens upstream than without the proxy', async () => {
+      const without = await tokens(main(direct!).map((r) => r.body));
+      const withProxy = await tokens(main(proxied!).map((r) => r.body));
+      console.log(
+        `Claude Code: request tokens upstream ${without} without cg proxy, ${withProxy} with it (−${(100 * (1 - withProxy / without)).toFixed(1)} %)`,
+      );
+      expect(withProxy).toBeLessThanOrEqual(0.7 * without);
+    });
 
-  it('makes every marker expand to the exact tool output Claude Code sent', () => {
-    const directTexts = main(direct!).at(-1)!.body.toString('utf8');
-    const keys = new Set(
-      [
-        ...main(proxied!)
-          .map((r) => r.body.toString('utf8'))
-          .join('\n')
-          .matchAll(MARKER),
-      ].map((m) => m[1]!),
-    );
-    expect(keys.size).toBeGreaterThan(0);
-    for (const key of keys) {
-      const r = cg(['expand', key], { env: proxied!.proxy!.env, storeDir: proxied!.proxy!.storeDir });
-      expect(r.code).toBe(0);
-      expect(directTexts).toContain(JSON.stringify(r.out).slice(1, -1));
-    }
-  });
+    it('makes every marker expand to the exact tool output Claude Code sent', () => {
+      const directTexts = main(direct!).at(-1)!.body.toString('utf8');
+      const keys = new Set(
+        [
+          ...main(proxied!)
+            .map((r) => r.body.toString('utf8'))
+            .join('\n')
+            .matchAll(MARKER),
+        ].map((m) => m[1]!),
+      );
+      expect(keys.size).toBeGreaterThan(0);
+      for (const key of keys) {
+        const r = cg(['expand', key], { env: proxied!.proxy!.env, storeDir: proxied!.proxy!.storeDir });
+        expect(r.code).toBe(0);
+        expect(directTexts).toContain(JSON.stringify(r.out).slice(1, -1));
+      }
+    });
 
-  it('gives Claude Code every streamed response byte for byte as the upstream sent it', () => {
-    const got = proxied!.tap!.bodies();
-    const sent = proxied!.replies.map(replyBytes);
-    expect(got.length).toBe(sent.length);
-    for (const [i, b] of got.entries()) expect(b.equals(sent[i]!)).toBe(true);
-  });
+    it('gives Claude Code every streamed response byte for byte as the upstream sent it', () => {
+      const got = proxied!.tap!.bodies();
+      const sent = proxied!.replies.map(replyBytes);
+      expect(got.length).toBe(sent.length);
+      for (const [i, b] of got.entries()) expect(b.equals(sent[i]!)).toBe(true);
+    });
 
-  it('keeps earlier messages byte-identical from one request to the next, but for batched placeholder moves', () => {
-    const messages = (b: Record<string, unknown>) => b.messages as unknown[];
-    const own = stability(
-      main(direct!).map((x) => x.body),
-      messages,
-    ).changes;
-    const r = stability(
-      main(proxied!).map((x) => x.body),
-      messages,
-      own,
-    );
-    console.log(
-      `Claude Code: ${r.stable} of ${r.pairs} request pairs kept every earlier message identical (${own.size} changes of its own set aside)`,
-    );
-    expect(r.pairs).toBe(STEPS);
-    expect(r.onlyPlaceholderMoves).toBe(true);
-    expect(r.stable).toBeGreaterThanOrEqual(STEPS / 2);
-  });
-});
+    it('keeps earlier messages byte-identical from one request to the next, but for batched placeholder moves', () => {
+      const messages = (b: Record<string, unknown>) => b.messages as unknown[];
+      const own = stability(
+        main(direct!).map((x) => x.body),
+        messages,
+      ).changes;
+      const r = stability(
+        main(proxied!).map((x) => x.body),
+        messages,
+        own,
+      );
+      console.log(
+        `Claude Code: ${r.stable} of ${r.pairs} request pairs kept every earlier message identical (${own.size} changes of its own set aside)`,
+      );
+      expect(r.pairs).toBe(STEPS);
+      expect(r.onlyPlaceholderMoves).toBe(true);
+      expect(r.stable).toBeGreaterThanOrEqual(STEPS / 2);
+    });
+  },
+);
 
 const codexReply = (_: number, req: Recorded): Reply => {
   if (req.method !== 'POST' || !req.url.endsWith('/responses'))
@@ -335,60 +338,63 @@ function runCodex(baseUrl: string, cwd: string, home: string) {
   );
 }
 
-describe.skipIf(!have(CODEX))('Codex 0.171.0 through cg proxy', () => {
-  let direct: Session | undefined;
-  let proxied: Session | undefined;
-  beforeAll(async () => {
-    const cwd = workspace();
-    const dir = tempDir('cg-client-codex-');
-    direct = await scripted(codexReply);
-    const a = await runCodex(direct.upstream.url, cwd, join(dir, 'home-direct'));
-    expect(a.status, a.stderr).toBe(0);
-    proxied = await scripted(codexReply);
-    const b = await runCodex(await through(proxied, dir), cwd, join(dir, 'home-proxied'));
-    expect(b.status, b.stderr).toBe(0);
-    expect(b.stdout).toContain('All logs read.');
-  }, 600_000);
-  afterAll(async () => {
-    await close(direct);
-    await close(proxied);
-  });
+describe.skipIf(skipReason('codex') !== undefined)(
+  `Codex ${client('codex').version ?? ''} through cg proxy`,
+  () => {
+    let direct: Session | undefined;
+    let proxied: Session | undefined;
+    beforeAll(async () => {
+      const cwd = workspace();
+      const dir = tempDir('cg-client-codex-');
+      direct = await scripted(codexReply);
+      const a = await runCodex(direct.upstream.url, cwd, join(dir, 'home-direct'));
+      expect(a.status, a.stderr).toBe(0);
+      proxied = await scripted(codexReply);
+      const b = await runCodex(await through(proxied, dir), cwd, join(dir, 'home-proxied'));
+      expect(b.status, b.stderr).toBe(0);
+      expect(b.stdout).toContain('All logs read.');
+    }, 600_000);
+    afterAll(async () => {
+      await close(direct);
+      await close(proxied);
+    });
 
-  const main = (s: Session) =>
-    s.upstream.requests.filter((r) => r.method === 'POST' && r.url.endsWith('/responses'));
+    const main = (s: Session) =>
+      s.upstream.requests.filter((r) => r.method === 'POST' && r.url.endsWith('/responses'));
 
-  it('runs the whole scripted session, and the upstream receives compacted tool outputs with markers', async () => {
-    expect(main(proxied!).length).toBe(STEPS + 1);
-    const last = main(proxied!).at(-1)!.body.toString('utf8');
-    expect((last.match(MARKER) ?? []).length).toBeGreaterThanOrEqual(STEPS - 3);
-    const without = await tokens(main(direct!).map((r) => r.body));
-    const withProxy = await tokens(main(proxied!).map((r) => r.body));
-    console.log(
-      `Codex: request tokens upstream ${without} without cg proxy, ${withProxy} with it (−${(100 * (1 - withProxy / without)).toFixed(1)} %)`,
-    );
-    expect(withProxy).toBeLessThan(without);
-  });
+    it('runs the whole scripted session, and the upstream receives compacted tool outputs with markers', async () => {
+      expect(main(proxied!).length).toBe(STEPS + 1);
+      const last = main(proxied!).at(-1)!.body.toString('utf8');
+      expect((last.match(MARKER) ?? []).length).toBeGreaterThanOrEqual(STEPS - 3);
+      const without = await tokens(main(direct!).map((r) => r.body));
+      const withProxy = await tokens(main(proxied!).map((r) => r.body));
+      console.log(
+        `Codex: request tokens upstream ${without} without cg proxy, ${withProxy} with it (−${(100 * (1 - withProxy / without)).toFixed(1)} %)`,
+      );
+      expect(withProxy).toBeLessThan(without);
+    });
 
-  it('gives Codex every streamed response byte for byte as the upstream sent it', () => {
-    const got = proxied!.tap!.bodies();
-    const sent = proxied!.replies.map(replyBytes);
-    expect(got.length).toBe(sent.length);
-    for (const [i, b] of got.entries()) expect(b.equals(sent[i]!)).toBe(true);
-  });
+    it('gives Codex every streamed response byte for byte as the upstream sent it', () => {
+      const got = proxied!.tap!.bodies();
+      const sent = proxied!.replies.map(replyBytes);
+      expect(got.length).toBe(sent.length);
+      for (const [i, b] of got.entries()) expect(b.equals(sent[i]!)).toBe(true);
+    });
 
-  it('keeps earlier input items byte-identical from one request to the next, but for batched placeholder moves', () => {
-    const input = (b: Record<string, unknown>) => b.input as unknown[];
-    const r = stability(
-      main(proxied!).map((x) => x.body),
-      input,
-      stability(
-        main(direct!).map((x) => x.body),
+    it('keeps earlier input items byte-identical from one request to the next, but for batched placeholder moves', () => {
+      const input = (b: Record<string, unknown>) => b.input as unknown[];
+      const r = stability(
+        main(proxied!).map((x) => x.body),
         input,
-      ).changes,
-    );
-    console.log(`Codex: ${r.stable} of ${r.pairs} request pairs kept every earlier input item identical`);
-    expect(r.pairs).toBe(STEPS);
-    expect(r.onlyPlaceholderMoves).toBe(true);
-    expect(r.stable).toBeGreaterThanOrEqual(STEPS / 2);
-  });
-});
+        stability(
+          main(direct!).map((x) => x.body),
+          input,
+        ).changes,
+      );
+      console.log(`Codex: ${r.stable} of ${r.pairs} request pairs kept every earlier input item identical`);
+      expect(r.pairs).toBe(STEPS);
+      expect(r.onlyPlaceholderMoves).toBe(true);
+      expect(r.stable).toBeGreaterThanOrEqual(STEPS / 2);
+    });
+  },
+);
