@@ -40,6 +40,7 @@ export async function fewerWithTag(
   const upperBytes = byteLength(bare) + byteLength(tag.sample);
   if (upperBytes < Math.ceil(inputBytes / MAX_TOKEN_BYTES)) return true;
   if (Math.ceil(upperBytes / MAX_TOKEN_BYTES) >= inputBytes) return false;
+  if (upperBytes < (await tokens.atLeast(input))) return true;
   const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + 16 * tag.keys + 2;
   return upper < (await tokens.count(input));
 }
