@@ -18,7 +18,6 @@ const DECLARATION =
 const NOT_DECLARATION =
   /call|invocation|expression|literal|body|list|parameter|argument|reference|creation|identifier|modifier|specifier_list|clause|_type$|^type$|pattern|import|heading/;
 
-
 /** Members and variables, by node type (fields, properties, enum members, constants). */
 const MEMBER = new Set([
   'field_declaration',
