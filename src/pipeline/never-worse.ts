@@ -36,8 +36,10 @@ export async function fewerWithTag(
   tag: TagBound,
   input: string,
 ): Promise<boolean> {
-  const byBytes = fewerByBytes(byteLength(bare) + byteLength(tag.sample), byteLength(input));
+  const upperBytes = byteLength(bare) + byteLength(tag.sample);
+  const byBytes = fewerByBytes(upperBytes, byteLength(input));
   if (byBytes !== undefined) return byBytes;
+  if (upperBytes < (await tokens.atLeast(input))) return true;
   const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + 16 * tag.keys + 2;
   return upper < (await tokens.count(input));
 }
