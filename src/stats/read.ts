@@ -23,6 +23,7 @@ export const KIND_RUN = 1;
 export const KIND_OUT = 2;
 export const KIND_EV = 3;
 export const KIND_EXPAND = 4;
+export const KIND_REQ = 5;
 
 export const ACTION_REWRITE = 1;
 export const ACTION_SKIP = 2;
@@ -32,8 +33,10 @@ export const ACTION_FAIL = 4;
 /**
  * One scanned line. The object is reused from line to line (visitors copy what they keep), and its
  * strings are sliced out only when a visitor reads them. Fields a kind does not need may be left at
- * their defaults when the scan stopped early: run (n rw ub tk), out (cmd tool ti to est), ev (c and
- * action; rewrite: ti to est; cmdfilter skip: cmd tool why bi), x (hit tr est).
+ * their defaults when the scan stopped early: run (all), out (cmd tool h nf ti hi ho to est), ev (c
+ * and action; rewrite: f ti to k est; cmdfilter skip: cmd tool why ro bi), x (k hit h hr tr est), req (all).
+ * hi, ho and hr are -1 when the line has none (the host showed the text whole: read ti and to), cs is
+ * -1 when a req line does not say.
  */
 export interface ScannedLine {
   t: number;
@@ -47,6 +50,10 @@ export interface ScannedLine {
   readonly tool: string | undefined;
   readonly why: string | undefined;
   readonly tk: string | undefined;
+  readonly h: string | undefined;
+  readonly via: string | undefined;
+  readonly f: string | undefined;
+  readonly k: string | undefined;
   bi: number;
   bo: number;
   ti: number;
@@ -57,9 +64,24 @@ export interface ScannedLine {
   rw: number;
   ub: number;
   hit: number;
+  hi: number;
+  ho: number;
+  hr: number;
+  nf: number;
+  ro: number;
+  cs: number;
+  mi: number;
+  mo: number;
   est: boolean;
   /** Whether the component is exactly `name`, without making a string. */
   componentIs(name: string): boolean;
+  /** Whether the host (h) is exactly `name`; hostless lines match nothing. */
+  hostIs(name: string): boolean;
+  readonly hasHost: boolean;
+  /** Whether the command is exactly `command`; lines without one match nothing. */
+  cmdIs(command: string): boolean;
+  /** Whether the reason starts with `prefix`. */
+  whyStartsWith(prefix: string): boolean;
 }
 
 export interface ReadFilter {
@@ -155,6 +177,18 @@ const K_RW = sig('rw');
 const K_UB = sig('ub');
 const K_HIT = sig('hit');
 const K_EST = sig('est');
+const K_H = sig('h');
+const K_VIA = sig('via');
+const K_F = sig('f');
+const K_K = sig('k');
+const K_HI = sig('hi');
+const K_HO = sig('ho');
+const K_HR = sig('hr');
+const K_NF = sig('nf');
+const K_RO = sig('ro');
+const K_CS = sig('cs');
+const K_MI = sig('mi');
+const K_MO = sig('mo');
 
 const KEEP = 0;
 const SKIP = 1;
@@ -178,6 +212,14 @@ class Line implements ScannedLine {
   rw = 0;
   ub = 0;
   hit = 0;
+  hi = -1;
+  ho = -1;
+  hr = -1;
+  nf = 0;
+  ro = 0;
+  cs = -1;
+  mi = 0;
+  mo = 0;
   est = false;
   // [open quote, close quote] of each string field; open is -1 when absent.
   sAt = -1;
@@ -192,12 +234,23 @@ class Line implements ScannedLine {
   whyTo = -1;
   tkAt = -1;
   tkTo = -1;
+  hAt = -1;
+  hTo = -1;
+  viaAt = -1;
+  viaTo = -1;
+  fAt = -1;
+  fTo = -1;
+  kAt = -1;
+  kTo = -1;
 
   reset(): void {
     this.t = this.kind = this.action = 0;
     this.bi = this.bo = this.ti = this.to = this.tr = this.b = this.n = this.rw = this.ub = this.hit = 0;
+    this.nf = this.ro = this.mi = this.mo = 0;
+    this.hi = this.ho = this.hr = this.cs = -1;
     this.est = false;
     this.sAt = this.cAt = this.cmdAt = this.toolAt = this.whyAt = this.tkAt = -1;
+    this.hAt = this.viaAt = this.fAt = this.kAt = -1;
   }
 
   get s() {
@@ -218,9 +271,39 @@ class Line implements ScannedLine {
   get tk() {
     return this.tkAt < 0 ? undefined : this.text(this.tkAt, this.tkTo);
   }
+  get h() {
+    return this.hAt < 0 ? undefined : this.text(this.hAt, this.hTo);
+  }
+  get via() {
+    return this.viaAt < 0 ? undefined : this.text(this.viaAt, this.viaTo);
+  }
+  get f() {
+    return this.fAt < 0 ? undefined : this.text(this.fAt, this.fTo);
+  }
+  get k() {
+    return this.kAt < 0 ? undefined : this.text(this.kAt, this.kTo);
+  }
 
   componentIs(name: string): boolean {
     return this.cAt >= 0 && this.is(this.cAt, this.cTo, name);
+  }
+
+  get hasHost() {
+    return this.hAt >= 0;
+  }
+
+  hostIs(name: string): boolean {
+    return this.hAt >= 0 && this.is(this.hAt, this.hTo, name);
+  }
+
+  cmdIs(command: string): boolean {
+    return this.cmdAt >= 0 && this.is(this.cmdAt, this.cmdTo, command);
+  }
+
+  whyStartsWith(prefix: string): boolean {
+    if (this.whyAt < 0) return false;
+    // ASCII prefixes only: a byte-wise match at the value's start is a match of its text.
+    return this.str.startsWith(prefix, this.whyAt + 1) && this.whyAt + prefix.length < this.whyTo;
   }
 
   /**
@@ -380,7 +463,7 @@ class Scanner {
           case K_A:
             l.action = actionAt(str, p, q);
             if (l.kind === KIND_EV) {
-              if (l.action === ACTION_REWRITE) stopAfter = K_TO;
+              if (l.action === ACTION_REWRITE) stopAfter = K_K;
               else if (l.action === ACTION_SKIP && l.componentIs('cmdfilter')) stopAfter = K_BI;
               else stopAfter = K_A;
             }
@@ -413,6 +496,22 @@ class Scanner {
           case K_TK:
             l.tkAt = p;
             l.tkTo = q;
+            break;
+          case K_H:
+            l.hAt = p;
+            l.hTo = q;
+            break;
+          case K_VIA:
+            l.viaAt = p;
+            l.viaTo = q;
+            break;
+          case K_F:
+            l.fAt = p;
+            l.fTo = q;
+            break;
+          case K_K:
+            l.kAt = p;
+            l.kTo = q;
             break;
         }
         p = q + 1;
@@ -478,6 +577,30 @@ class Scanner {
           case K_I:
             this.idx = v;
             break;
+          case K_HI:
+            l.hi = v;
+            break;
+          case K_HO:
+            l.ho = v;
+            break;
+          case K_HR:
+            l.hr = v;
+            break;
+          case K_NF:
+            l.nf = v;
+            break;
+          case K_RO:
+            l.ro = v;
+            break;
+          case K_CS:
+            l.cs = v;
+            break;
+          case K_MI:
+            l.mi = v;
+            break;
+          case K_MO:
+            l.mo = v;
+            break;
         }
         p = q;
       } else if (str.startsWith('true', p)) {
@@ -509,11 +632,12 @@ class Scanner {
   }
 }
 
-/** run | out | ev | x, told apart by their first character. */
+/** run | out | ev | x | req, told apart by their first characters. */
 function kindAt(str: string, open: number, close: number): number {
   const len = close - open - 1;
   const c = str.charCodeAt(open + 1);
   if (len === 3 && c === 114 && str.startsWith('run', open + 1)) return KIND_RUN;
+  if (len === 3 && c === 114 && str.startsWith('req', open + 1)) return KIND_REQ;
   if (len === 3 && c === 111 && str.startsWith('out', open + 1)) return KIND_OUT;
   if (len === 2 && c === 101 && str.charCodeAt(open + 2) === 118) return KIND_EV;
   if (len === 1 && c === 120) return KIND_EXPAND;

@@ -16,19 +16,33 @@
  *                 figures that could not be counted exactly (bytes/4): never part of the above
  *   components    [{component, rewrites, skips, reverts, fails, tokensIn, tokensOut, saved,
  *                   savedPct, estimated}]            by saved, descending
- *   commands      [{command, outputs, tokensIn, tokensOut, saved, savedPct, estimated}]  top N
+ *   commands      [{command, outputs, tokensIn, tokensOut, saved, savedPct, estimated, cappedIn,
+ *                   cappedOut, cappedSaved, cappedSavedPct}]  top N, by cappedSaved
  *   unmatched     [{command, count, bytes}]      top N commands cmdfilter found no filter for
  *   daily         [{day, runs, saved}]           local days with activity, oldest first
  *   tokenizers    [names]                        tokenizers the counts were made with
  *   ledger        {dir, files, bytes, lines, badLines, duplicates, pendingSettled, pendingLeft,
  *                  pendingBad}
+ *   capped        {in, out, saved, savedPct, returned, net, netPct, outputsCapped, measuredAgainst}
+ *                 the tokens figures measured against what each run's agent host would have shown
+ *                 (host-tally.ts); what `cg stats` shows first. Runs with no host count raw.
+ *   hosts         [{host, runs, via, outputs, outputsCapped, tokensIn, tokensOut, cappedIn,
+ *                   cappedOut, shows, source}]
+ *   recall        [{component, filter, markers, expands, recalled, tokensReturned,
+ *                   tokensReturnedEstimated, recallRate, tooAggressive}]    recall.ts
+ *   discover      {commands, runs, tokens, rows: [{command, runs, bytes, tokens, estimated,
+ *                   rewritten, saved}]}          top N commands no filter handled (discover.ts)
+ *   requests      {count, counted, tokensIn, tokensOut, saved, savedPct, cacheKnown, cacheStable,
+ *                  cacheStableRate, modelTokensIn, modelTokensOut, net, estimated, …}  requests.ts
  *
  * "No filter matched" comes from the cmdfilter component: an event with component `cmdfilter`,
  * action `skip` and the reason 'no filter matches' (what cmdfilter emits today) or 'no filter
- * matched', optionally followed by more text (`no filter matches: …`). Commands are grouped by
- * commandLabel (program and subcommand).
+ * matched', optionally followed by more text (`no filter matches: …`) — unfiltered.ts. Commands
+ * are grouped by commandLabel (program and subcommand).
  */
 import { commandLabel, NO_COMMAND } from './command-label.js';
+import { type DiscoverRow, DiscoverTally } from './discover.js';
+import { type CappedTotals, type HostRow, HostTally } from './host-tally.js';
 import {
   ACTION_FAIL,
   ACTION_REVERT,
@@ -37,12 +51,15 @@ import {
   KIND_EV,
   KIND_EXPAND,
   KIND_OUT,
+  KIND_REQ,
   KIND_RUN,
   type ScannedLine,
 } from './read.js';
+import { type RecallRow, RecallTally } from './recall.js';
+import { RequestTally, type RequestTotals } from './requests.js';
+import { UNMATCHED_REASON } from './unfiltered.js';
 
-/** cmdfilter's skip reason when no filter's `match` picked the output. */
-export const UNMATCHED_REASON = /^no filter match(?:es|ed)?\b/;
+export { UNMATCHED_REASON };
 
 export interface ComponentRow {
   component: string;
@@ -65,6 +82,11 @@ export interface CommandRow {
   saved: number;
   savedPct: number | null;
   estimated: number;
+  /** The same outputs against what their host would have shown (capped in host-tally.ts). */
+  cappedIn: number;
+  cappedOut: number;
+  cappedSaved: number;
+  cappedSavedPct: number | null;
 }
 
 export interface UnmatchedRow {
@@ -121,6 +143,11 @@ export interface StatsReport {
   daily: DayRow[];
   tokenizers: string[];
   ledger: LedgerInfo;
+  capped: CappedTotals;
+  hosts: HostRow[];
+  recall: RecallRow[];
+  discover: { commands: number; runs: number; tokens: number; rows: DiscoverRow[] };
+  requests: RequestTotals;
 }
 
 export function pct(part: number, whole: number): number | null {
@@ -175,6 +202,14 @@ export class Aggregator {
   private readonly daily = new Map<string, DayRow>();
   private readonly tokenizers = new Set<string>();
   private readonly days = new Days();
+  private readonly hosts = new HostTally();
+  private readonly recall = new RecallTally();
+  private readonly unfiltered = new DiscoverTally();
+  private readonly requests = new RequestTally();
+  private lastCmd: string | undefined;
+  private lastLabel = NO_COMMAND;
+  /** Tokens given back as the host showed them (an expand's output is capped like any other). */
+  private cappedReturned = 0;
 
   /** Bound, so it can be handed to readLedger as the visitor. */
   readonly add = (l: ScannedLine): void => {
@@ -185,10 +220,13 @@ export class Aggregator {
         this.untouchedBytes += l.ub;
         this.day(l.t).runs++;
         if (l.tk) this.tokenizers.add(l.tk);
+        this.hosts.run(l);
         break;
       }
       case KIND_OUT: {
-        const row = this.command(l.cmd ? commandLabel(l.cmd) : (l.tool ?? NO_COMMAND));
+        const label = this.labelOf(l);
+        const row = this.command(label);
+        if (l.nf) this.unfiltered.out(l, label);
         if (l.est) {
           this.est.outputs++;
           this.est.tokensIn += l.ti;
@@ -203,13 +241,17 @@ export class Aggregator {
         row.outputs++;
         row.tokensIn += l.ti;
         row.tokensOut += l.to;
+        row.cappedIn += l.hi >= 0 ? l.hi : l.ti;
+        row.cappedOut += l.ho >= 0 ? l.ho : l.to;
         this.day(l.t).saved += l.ti - l.to;
+        this.hosts.out(l);
         break;
       }
       case KIND_EV: {
         const row = this.componentOf(l);
         switch (l.action) {
           case ACTION_REWRITE:
+            this.recall.rewrite(l);
             if (l.est) {
               row.estimated++;
               this.est.events++;
@@ -221,8 +263,13 @@ export class Aggregator {
             break;
           case ACTION_SKIP:
             row.skips++;
-            if (row.component === 'cmdfilter' && UNMATCHED_REASON.test(l.why ?? '')) {
-              const label = l.cmd ? commandLabel(l.cmd) : (l.tool ?? NO_COMMAND);
+            if (
+              row.component === 'cmdfilter' &&
+              l.whyStartsWith('no filter match') &&
+              UNMATCHED_REASON.test(l.why ?? '')
+            ) {
+              const label = this.labelOf(l);
+              if (!l.ro) this.unfiltered.untouched(l, label);
               let u = this.unmatched.get(label);
               if (!u) {
                 u = { command: label, count: 0, bytes: 0 };
@@ -241,7 +288,11 @@ export class Aggregator {
         }
         break;
       }
+      case KIND_REQ:
+        this.requests.add(l);
+        break;
       case KIND_EXPAND: {
+        this.recall.expand(l);
         this.ex.requests++;
         if (!l.hit) {
           this.ex.misses++;
@@ -251,7 +302,10 @@ export class Aggregator {
         if (l.est) {
           this.est.expands++;
           this.est.tokensReturned += l.tr;
-        } else this.ex.tokensReturned += l.tr;
+        } else {
+          this.ex.tokensReturned += l.tr;
+          this.cappedReturned += l.hr >= 0 ? l.hr : l.tr;
+        }
         break;
       }
     }
@@ -273,13 +327,23 @@ export class Aggregator {
         ...r,
         saved: r.tokensIn - r.tokensOut,
         savedPct: pct(r.tokensIn - r.tokensOut, r.tokensIn),
+        cappedSaved: r.cappedIn - r.cappedOut,
+        cappedSavedPct: pct(r.cappedIn - r.cappedOut, r.cappedIn),
       }))
-      .sort((a, b) => b.saved - a.saved || b.outputs - a.outputs || a.command.localeCompare(b.command))
+      .sort(
+        (a, b) =>
+          b.cappedSaved - a.cappedSaved ||
+          b.saved - a.saved ||
+          b.outputs - a.outputs ||
+          a.command.localeCompare(b.command),
+      )
       .slice(0, opts.top);
     const unmatched = [...this.unmatched.values()]
       .sort((a, b) => b.count - a.count || b.bytes - a.bytes || a.command.localeCompare(b.command))
       .slice(0, opts.top);
     const daily = [...this.daily.values()].sort((a, b) => a.day.localeCompare(b.day));
+    const { capped, hosts } = this.hosts.finish(this.cappedReturned);
+    const discover = this.unfiltered.finish(opts.top);
     return {
       version: 1,
       filter: {
@@ -308,7 +372,27 @@ export class Aggregator {
       daily,
       tokenizers: [...this.tokenizers].sort(),
       ledger: opts.ledger,
+      capped,
+      hosts,
+      recall: this.recall.finish(),
+      discover: {
+        commands: discover.commands,
+        runs: discover.runs,
+        tokens: discover.tokens,
+        rows: discover.rows,
+      },
+      requests: this.requests.finish(),
     };
+  }
+
+  /** The line's command group; lines of one run share their command, so compare in place first. */
+  private labelOf(l: ScannedLine): string {
+    if (this.lastCmd !== undefined && l.cmdIs(this.lastCmd)) return this.lastLabel;
+    const cmd = l.cmd;
+    if (!cmd) return l.tool ?? NO_COMMAND;
+    this.lastCmd = cmd;
+    this.lastLabel = commandLabel(cmd);
+    return this.lastLabel;
   }
 
   private day(t: number): DayRow {
@@ -360,6 +444,10 @@ export class Aggregator {
         saved: 0,
         savedPct: null,
         estimated: 0,
+        cappedIn: 0,
+        cappedOut: 0,
+        cappedSaved: 0,
+        cappedSavedPct: null,
       };
       this.commands.set(label, row);
     }

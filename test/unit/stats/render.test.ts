@@ -26,7 +26,6 @@ describe('rendering', () => {
       renderTable(
         reportWith(() => {}),
         PLAIN,
-        10,
       ),
     ).toBe('cg stats · all time · 0 runs\nnothing recorded yet in /state\n');
   });
@@ -38,7 +37,7 @@ describe('rendering', () => {
       r.estimated.tokensIn = 25_000_000;
       r.estimated.tokensOut = 100;
     });
-    const text = renderTable(r, PLAIN, 10);
+    const text = renderTable(r, PLAIN);
     expect(text).toMatch(/\n {2}estimated +≈25,000,000 → ≈100 tokens in 1 outputs/);
     expect(text).toMatch(/\n {2}tokens in +0 /);
   });
