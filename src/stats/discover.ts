@@ -9,7 +9,7 @@
  * counted on that output's out line, not twice.
  */
 import { estimateTokens } from './pending.js';
-import type { ScannedLine } from './read.js';
+import type { ScannedLine } from './scanned-line.js';
 
 export interface DiscoverRow {
   command: string;

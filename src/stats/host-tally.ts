@@ -6,7 +6,7 @@
  * door, and how many outputs the host's cap would have cut.
  */
 import { baselineLine, hostModel } from './hosts.js';
-import type { ScannedLine } from './read.js';
+import { F_H, F_VIA, type ScannedLine } from './scanned-line.js';
 
 export interface HostRow {
   /** The agent host, or null for runs recorded with none (counted against the raw output). */
@@ -46,12 +46,22 @@ export class HostTally {
   private capIn = 0;
   private capOut = 0;
   private capped = 0;
+  /** Doors seen so far: a line's is matched in place, not read out. */
+  private readonly doors: string[] = [];
 
   run(l: ScannedLine): void {
     const row = this.row(l);
     row.runs++;
-    const via = l.via ?? 'pipe';
+    const via = this.door(l);
     row.via[via] = (row.via[via] ?? 0) + 1;
+  }
+
+  private door(l: ScannedLine): string {
+    if (!l.has(F_VIA)) return 'pipe'; // lines from before doors were recorded
+    for (const d of this.doors) if (l.equals(F_VIA, d)) return d;
+    const d = l.via!;
+    this.doors.push(d);
+    return d;
   }
 
   /** An exact out line (estimates stay out of every exact figure). */
@@ -97,7 +107,7 @@ export class HostTally {
   /** The line's host row, matched in place: a ledger names a handful of hosts at most. */
   private row(l: ScannedLine): HostRow {
     for (const row of this.rows) {
-      if (row.host === null ? !l.hasHost : l.hostIs(row.host)) return row;
+      if (row.host === null ? !l.has(F_H) : l.equals(F_H, row.host)) return row;
     }
     const host = l.h ?? null;
     const model = hostModel(host ?? undefined);

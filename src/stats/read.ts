@@ -18,6 +18,22 @@
 import { open } from 'node:fs/promises';
 import { ledgerFiles } from './ledger.js';
 import type { LedgerLocation } from './paths.js';
+import {
+  F_C,
+  F_CMD,
+  F_F,
+  F_H,
+  F_K,
+  F_S,
+  F_TK,
+  F_TOOL,
+  F_VIA,
+  F_WHY,
+  Line,
+  type ScannedLine,
+} from './scanned-line.js';
+
+export type { ScannedLine };
 
 export const KIND_RUN = 1;
 export const KIND_OUT = 2;
@@ -29,60 +45,6 @@ export const ACTION_REWRITE = 1;
 export const ACTION_SKIP = 2;
 export const ACTION_REVERT = 3;
 export const ACTION_FAIL = 4;
-
-/**
- * One scanned line. The object is reused from line to line (visitors copy what they keep), and its
- * strings are sliced out only when a visitor reads them. Fields a kind does not need may be left at
- * their defaults when the scan stopped early: run (all), out (cmd tool h nf ti hi ho to est), ev (c
- * and action; rewrite: f ti to k est; cmdfilter skip: cmd tool why ro bi), x (k hit h hr tr est), req (all).
- * hi, ho and hr are -1 when the line has none (the host showed the text whole: read ti and to), cs is
- * -1 when a req line does not say.
- */
-export interface ScannedLine {
-  t: number;
-  /** KIND_* or 0 for a kind this reader does not know. */
-  kind: number;
-  /** ACTION_* for ev lines, 0 otherwise. */
-  action: number;
-  readonly s: string | undefined;
-  readonly c: string | undefined;
-  readonly cmd: string | undefined;
-  readonly tool: string | undefined;
-  readonly why: string | undefined;
-  readonly tk: string | undefined;
-  readonly h: string | undefined;
-  readonly via: string | undefined;
-  readonly f: string | undefined;
-  readonly k: string | undefined;
-  bi: number;
-  bo: number;
-  ti: number;
-  to: number;
-  tr: number;
-  b: number;
-  n: number;
-  rw: number;
-  ub: number;
-  hit: number;
-  hi: number;
-  ho: number;
-  hr: number;
-  nf: number;
-  ro: number;
-  cs: number;
-  mi: number;
-  mo: number;
-  est: boolean;
-  /** Whether the component is exactly `name`, without making a string. */
-  componentIs(name: string): boolean;
-  /** Whether the host (h) is exactly `name`; hostless lines match nothing. */
-  hostIs(name: string): boolean;
-  readonly hasHost: boolean;
-  /** Whether the command is exactly `command`; lines without one match nothing. */
-  cmdIs(command: string): boolean;
-  /** Whether the reason starts with `prefix`. */
-  whyStartsWith(prefix: string): boolean;
-}
 
 export interface ReadFilter {
   since?: number;
@@ -152,184 +114,89 @@ export async function readLedger(
   return counts;
 }
 
-// Key signatures: length << 16 | first char << 8 | second char (0 for one-letter keys).
-const sig = (k: string) => (k.length << 16) | (k.charCodeAt(0) << 8) | (k.length > 1 ? k.charCodeAt(1) : 0);
-const K_T = sig('t');
-const K_E = sig('e');
-const K_R = sig('r');
-const K_S = sig('s');
-const K_C = sig('c');
-const K_A = sig('a');
-const K_B = sig('b');
-const K_D = sig('d');
-const K_I = sig('i');
-const K_N = sig('n');
-const K_CMD = sig('cmd');
-const K_TOOL = sig('tool');
-const K_WHY = sig('why');
-const K_TK = sig('tk');
-const K_BI = sig('bi');
-const K_BO = sig('bo');
-const K_TI = sig('ti');
-const K_TO = sig('to');
-const K_TR = sig('tr');
-const K_RW = sig('rw');
-const K_UB = sig('ub');
-const K_HIT = sig('hit');
-const K_EST = sig('est');
-const K_H = sig('h');
-const K_VIA = sig('via');
-const K_F = sig('f');
-const K_K = sig('k');
-const K_HI = sig('hi');
-const K_HO = sig('ho');
-const K_HR = sig('hr');
-const K_NF = sig('nf');
-const K_RO = sig('ro');
-const K_CS = sig('cs');
-const K_MI = sig('mi');
-const K_MO = sig('mo');
+// Keys are told apart by a table indexed by length and first two characters, so the scanner's
+// switch runs on small dense codes (a jump table) instead of comparing strings or sparse numbers.
+const KEY_NAMES = [
+  't',
+  'e',
+  'r',
+  's',
+  'c',
+  'a',
+  'b',
+  'd',
+  'i',
+  'n',
+  'cmd',
+  'tool',
+  'why',
+  'tk',
+  'bi',
+  'bo',
+  'ti',
+  'to',
+  'tr',
+  'rw',
+  'ub',
+  'hit',
+  'est',
+  'h',
+  'via',
+  'f',
+  'k',
+  'hi',
+  'ho',
+  'hr',
+  'nf',
+  'ro',
+  'cs',
+  'mi',
+  'mo',
+] as const;
+const KEY_CODE = new Uint8Array(5 << 14);
+KEY_NAMES.forEach((k, i) => {
+  KEY_CODE[(k.length << 14) | (k.charCodeAt(0) << 7) | (k.length > 1 ? k.charCodeAt(1) : 0)] = i + 1;
+});
+const K_T = 1;
+const K_E = 2;
+const K_R = 3;
+const K_S = 4;
+const K_C = 5;
+const K_A = 6;
+const K_B = 7;
+const K_D = 8;
+const K_I = 9;
+const K_N = 10;
+const K_CMD = 11;
+const K_TOOL = 12;
+const K_WHY = 13;
+const K_TK = 14;
+const K_BI = 15;
+const K_BO = 16;
+const K_TI = 17;
+const K_TO = 18;
+const K_TR = 19;
+const K_RW = 20;
+const K_UB = 21;
+const K_HIT = 22;
+const K_EST = 23;
+const K_H = 24;
+const K_VIA = 25;
+const K_F = 26;
+const K_K = 27;
+const K_HI = 28;
+const K_HO = 29;
+const K_HR = 30;
+const K_NF = 31;
+const K_RO = 32;
+const K_CS = 33;
+const K_MI = 34;
+const K_MO = 35;
 
 const KEEP = 0;
 const SKIP = 1;
 const BAD = 2;
 const PREFIX = '{"v":1,"t":';
-
-/** A line whose strings are positions in the current chunk until someone reads them. */
-class Line implements ScannedLine {
-  str = '';
-  buf: Buffer = Buffer.alloc(0);
-  t = 0;
-  kind = 0;
-  action = 0;
-  bi = 0;
-  bo = 0;
-  ti = 0;
-  to = 0;
-  tr = 0;
-  b = 0;
-  n = 0;
-  rw = 0;
-  ub = 0;
-  hit = 0;
-  hi = -1;
-  ho = -1;
-  hr = -1;
-  nf = 0;
-  ro = 0;
-  cs = -1;
-  mi = 0;
-  mo = 0;
-  est = false;
-  // [open quote, close quote] of each string field; open is -1 when absent.
-  sAt = -1;
-  sTo = -1;
-  cAt = -1;
-  cTo = -1;
-  cmdAt = -1;
-  cmdTo = -1;
-  toolAt = -1;
-  toolTo = -1;
-  whyAt = -1;
-  whyTo = -1;
-  tkAt = -1;
-  tkTo = -1;
-  hAt = -1;
-  hTo = -1;
-  viaAt = -1;
-  viaTo = -1;
-  fAt = -1;
-  fTo = -1;
-  kAt = -1;
-  kTo = -1;
-
-  reset(): void {
-    this.t = this.kind = this.action = 0;
-    this.bi = this.bo = this.ti = this.to = this.tr = this.b = this.n = this.rw = this.ub = this.hit = 0;
-    this.nf = this.ro = this.mi = this.mo = 0;
-    this.hi = this.ho = this.hr = this.cs = -1;
-    this.est = false;
-    this.sAt = this.cAt = this.cmdAt = this.toolAt = this.whyAt = this.tkAt = -1;
-    this.hAt = this.viaAt = this.fAt = this.kAt = -1;
-  }
-
-  get s() {
-    return this.sAt < 0 ? undefined : this.text(this.sAt, this.sTo);
-  }
-  get c() {
-    return this.cAt < 0 ? undefined : this.text(this.cAt, this.cTo);
-  }
-  get cmd() {
-    return this.cmdAt < 0 ? undefined : this.text(this.cmdAt, this.cmdTo);
-  }
-  get tool() {
-    return this.toolAt < 0 ? undefined : this.text(this.toolAt, this.toolTo);
-  }
-  get why() {
-    return this.whyAt < 0 ? undefined : this.text(this.whyAt, this.whyTo);
-  }
-  get tk() {
-    return this.tkAt < 0 ? undefined : this.text(this.tkAt, this.tkTo);
-  }
-  get h() {
-    return this.hAt < 0 ? undefined : this.text(this.hAt, this.hTo);
-  }
-  get via() {
-    return this.viaAt < 0 ? undefined : this.text(this.viaAt, this.viaTo);
-  }
-  get f() {
-    return this.fAt < 0 ? undefined : this.text(this.fAt, this.fTo);
-  }
-  get k() {
-    return this.kAt < 0 ? undefined : this.text(this.kAt, this.kTo);
-  }
-
-  componentIs(name: string): boolean {
-    return this.cAt >= 0 && this.is(this.cAt, this.cTo, name);
-  }
-
-  get hasHost() {
-    return this.hAt >= 0;
-  }
-
-  hostIs(name: string): boolean {
-    return this.hAt >= 0 && this.is(this.hAt, this.hTo, name);
-  }
-
-  cmdIs(command: string): boolean {
-    return this.cmdAt >= 0 && this.is(this.cmdAt, this.cmdTo, command);
-  }
-
-  whyStartsWith(prefix: string): boolean {
-    if (this.whyAt < 0) return false;
-    // ASCII prefixes only: a byte-wise match at the value's start is a match of its text.
-    return this.str.startsWith(prefix, this.whyAt + 1) && this.whyAt + prefix.length < this.whyTo;
-  }
-
-  /**
-   * The string value between the quotes at open and close. The text is latin1 (one char per byte),
-   * so positions are byte offsets: a value with escapes or non-ASCII bytes is decoded from the bytes.
-   */
-  text(open: number, close: number): string {
-    const str = this.str;
-    for (let i = open + 1; i < close; i++) {
-      const c = str.charCodeAt(i);
-      if (c === 92 || c > 127) {
-        const raw = this.buf.toString('utf8', open, close + 1);
-        return JSON.parse(raw) as string;
-      }
-    }
-    return str.slice(open + 1, close);
-  }
-
-  /** Whether the string value at [open, close] is exactly `want`. */
-  is(open: number, close: number, want: string): boolean {
-    const len = close - open - 1;
-    // Equal lengths: equal only if every byte is ASCII and matches (UTF-8 and escapes only lengthen).
-    if (len === want.length && this.str.startsWith(want, open + 1)) return true;
-    return len > want.length && this.text(open, close) === want;
-  }
-}
 
 class Scanner {
   private readonly line = new Line();
@@ -397,9 +264,11 @@ class Scanner {
   private isDuplicate(): boolean {
     const str = this.str;
     const len = this.rTo - this.rAt - 1;
+    // Lines of one run come together: compare with the current run's id before anything else.
     if (!(len === this.curRun.length && str.startsWith(this.curRun, this.rAt + 1))) {
       if (this.curRun) this.seenRuns.set(this.curRun, this.curCount);
-      this.curRun = str.slice(this.rAt + 1, this.rTo);
+      // A copy (text), not a slice: a kept slice of the chunk's string would keep the chunk alive.
+      this.curRun = this.line.text(this.rAt, this.rTo);
       this.curCount = this.seenRuns.get(this.curRun) ?? 0;
     }
     if (this.idx < this.curCount) return true;
@@ -417,8 +286,9 @@ class Scanner {
     this.idx = 0;
     if (str.charCodeAt(p) !== 123) return BAD;
     const { since, session } = this.filter;
-    // The key after which this line has given all the report needs (0: read to the end).
-    let stopAfter = 0;
+    // The key after which this line has given all the report needs (-1: read to the end; unknown
+    // keys are 0).
+    let stopAfter = -1;
     if (str.startsWith(PREFIX, p)) {
       // Every line this version writes starts {"v":1,"t":<ms>,…: read t in place, skip to the next key.
       let q = p + PREFIX.length;
@@ -441,7 +311,9 @@ class Scanner {
       while (ke < end && str.charCodeAt(ke) !== 34) ke++;
       if (ke >= end || str.charCodeAt(ke + 1) !== 58) return BAD;
       const len = ke - ks;
-      const key = (len << 16) | (str.charCodeAt(ks) << 8) | (len > 1 ? str.charCodeAt(ks + 1) : 0);
+      const c0 = str.charCodeAt(ks);
+      const c1 = len > 1 ? str.charCodeAt(ks + 1) : 0;
+      const key = len < 5 && c0 < 128 && c1 < 128 ? KEY_CODE[(len << 14) | (c0 << 7) | c1]! : 0;
       p = ke + 2;
       const c = str.charCodeAt(p);
       if (c === 34) {
@@ -458,7 +330,7 @@ class Scanner {
         switch (key) {
           case K_E:
             l.kind = kindAt(str, p, q);
-            stopAfter = l.kind === KIND_OUT ? K_TO : l.kind === KIND_EXPAND ? K_TR : 0;
+            stopAfter = l.kind === KIND_OUT ? K_TO : l.kind === KIND_EXPAND ? K_TR : -1;
             break;
           case K_A:
             l.action = actionAt(str, p, q);
@@ -474,44 +346,34 @@ class Scanner {
             break;
           case K_S:
             if (session !== undefined && !l.is(p, q, session)) return SKIP;
-            l.sAt = p;
-            l.sTo = q;
+            l.set(F_S, p, q);
             break;
           case K_C:
-            l.cAt = p;
-            l.cTo = q;
+            l.set(F_C, p, q);
             break;
           case K_CMD:
-            l.cmdAt = p;
-            l.cmdTo = q;
+            l.set(F_CMD, p, q);
             break;
           case K_TOOL:
-            l.toolAt = p;
-            l.toolTo = q;
+            l.set(F_TOOL, p, q);
             break;
           case K_WHY:
-            l.whyAt = p;
-            l.whyTo = q;
+            l.set(F_WHY, p, q);
             break;
           case K_TK:
-            l.tkAt = p;
-            l.tkTo = q;
+            l.set(F_TK, p, q);
             break;
           case K_H:
-            l.hAt = p;
-            l.hTo = q;
+            l.set(F_H, p, q);
             break;
           case K_VIA:
-            l.viaAt = p;
-            l.viaTo = q;
+            l.set(F_VIA, p, q);
             break;
           case K_F:
-            l.fAt = p;
-            l.fTo = q;
+            l.set(F_F, p, q);
             break;
           case K_K:
-            l.kAt = p;
-            l.kTo = q;
+            l.set(F_K, p, q);
             break;
         }
         p = q + 1;
@@ -626,7 +488,7 @@ class Scanner {
       break;
     }
     if (l.kind === 0 || l.t === 0) return SKIP;
-    if (session !== undefined && l.sAt < 0) return SKIP;
+    if (session !== undefined && !l.has(F_S)) return SKIP;
     if (this.d && this.rAt < 0) this.d = false; // nothing to deduplicate by
     return KEEP;
   }

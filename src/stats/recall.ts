@@ -13,7 +13,7 @@
  * A row is flagged tooAggressive once it has shown at least MIN_MARKERS markers and more than
  * TOO_AGGRESSIVE_PCT % of them came back: that filter cuts what the agent then needs.
  */
-import type { ScannedLine } from './read.js';
+import { F_F, type ScannedLine } from './scanned-line.js';
 
 export const TOO_AGGRESSIVE_PCT = 30;
 /** Fewer markers than this say too little to call a filter too aggressive. */
@@ -101,13 +101,13 @@ export class RecallTally {
   }
 
   private row(l: ScannedLine): RecallRow {
-    const filter = l.f ?? null;
     for (const row of this.rows) {
-      if (row.filter === filter && l.componentIs(row.component)) return row;
+      if ((row.filter === null ? !l.has(F_F) : l.equals(F_F, row.filter)) && l.componentIs(row.component))
+        return row;
     }
     const row: RecallRow = {
       component: l.c ?? '?',
-      filter,
+      filter: l.f ?? null,
       markers: 0,
       expands: 0,
       recalled: 0,

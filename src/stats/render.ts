@@ -61,9 +61,8 @@ export interface TableOptions {
 export function renderTable(r: StatsReport, p: Paint, opts: TableOptions = {}): string {
   const out: string[] = [];
   const plural = (n: number, w: string) => `${num(n)} ${w}${n === 1 ? '' : 's'}`;
-  out.push(
-    `${p.bold('cg stats')} · ${scope(r)} · ${plural(r.runs, 'run')} · ${num(r.outputs.rewritten)} rewritten`,
-  );
+  const rewritten = r.runs > 0 ? ` · ${num(r.outputs.rewritten)} rewritten` : '';
+  out.push(`${p.bold('cg stats')} · ${scope(r)} · ${plural(r.runs, 'run')}${rewritten}`);
   if (r.runs === 0 && r.expand.requests === 0 && r.requests.count === 0) {
     out.push(p.dim(`nothing recorded yet in ${r.ledger.dir}`));
     return finish(out);
@@ -170,7 +169,7 @@ function notes(r: StatsReport, p: Paint): string[] {
     out.push(
       p.yellow(
         clip(
-          `  estimated   ≈${num(e.tokensIn)} → ≈${num(e.tokensOut)} in ${num(e.outputs)} outputs, ≈${num(e.tokensReturned)} back: not above`,
+          `  estimated   ≈${num(e.tokensIn)} → ≈${num(e.tokensOut)} tokens in ${num(e.outputs)} outputs, ≈${num(e.tokensReturned)} back (bytes/4, not above)`,
         ),
       ),
     );

@@ -57,6 +57,7 @@ import {
 } from './read.js';
 import { type RecallRow, RecallTally } from './recall.js';
 import { RequestTally, type RequestTotals } from './requests.js';
+import { F_CMD, F_TK, F_WHY } from './scanned-line.js';
 import { UNMATCHED_REASON } from './unfiltered.js';
 
 export { UNMATCHED_REASON };
@@ -150,6 +151,9 @@ export interface StatsReport {
   requests: RequestTotals;
 }
 
+/** Commands remembered for matching in place: an agent runs a handful over and over. */
+const RECENT_COMMANDS = 8;
+
 export function pct(part: number, whole: number): number | null {
   return whole > 0 ? Math.round((part / whole) * 1000) / 10 : null;
 }
@@ -206,8 +210,9 @@ export class Aggregator {
   private readonly recall = new RecallTally();
   private readonly unfiltered = new DiscoverTally();
   private readonly requests = new RequestTally();
-  private lastCmd: string | undefined;
-  private lastLabel = NO_COMMAND;
+  /** The last few commands and their labels, matched in place before any string is made. */
+  private readonly recentCmds: string[] = [];
+  private readonly recentLabels: string[] = [];
   /** Tokens given back as the host showed them (an expand's output is capped like any other). */
   private cappedReturned = 0;
 
@@ -219,7 +224,7 @@ export class Aggregator {
         this.untouched += Math.max(0, l.n - l.rw);
         this.untouchedBytes += l.ub;
         this.day(l.t).runs++;
-        if (l.tk) this.tokenizers.add(l.tk);
+        this.tokenizer(l);
         this.hosts.run(l);
         break;
       }
@@ -265,8 +270,8 @@ export class Aggregator {
             row.skips++;
             if (
               row.component === 'cmdfilter' &&
-              l.whyStartsWith('no filter match') &&
-              UNMATCHED_REASON.test(l.why ?? '')
+              l.startsWith(F_WHY, 'no filter match') &&
+              (l.equals(F_WHY, 'no filter matches') || UNMATCHED_REASON.test(l.why ?? ''))
             ) {
               const label = this.labelOf(l);
               if (!l.ro) this.unfiltered.untouched(l, label);
@@ -385,14 +390,28 @@ export class Aggregator {
     };
   }
 
+  /** Tokenizers are a handful: a run line's is matched in place against those seen. */
+  private tokenizer(l: ScannedLine): void {
+    if (!l.has(F_TK)) return;
+    for (const name of this.tokenizers) if (l.equals(F_TK, name)) return;
+    this.tokenizers.add(l.tk!);
+  }
+
   /** The line's command group; lines of one run share their command, so compare in place first. */
   private labelOf(l: ScannedLine): string {
-    if (this.lastCmd !== undefined && l.cmdIs(this.lastCmd)) return this.lastLabel;
-    const cmd = l.cmd;
+    if (!l.has(F_CMD)) return l.tool ?? NO_COMMAND;
+    const cmds = this.recentCmds;
+    for (let i = 0; i < cmds.length; i++) if (l.equals(F_CMD, cmds[i]!)) return this.recentLabels[i]!;
+    const cmd = l.cmd!;
     if (!cmd) return l.tool ?? NO_COMMAND;
-    this.lastCmd = cmd;
-    this.lastLabel = commandLabel(cmd);
-    return this.lastLabel;
+    const label = commandLabel(cmd);
+    if (cmds.length === RECENT_COMMANDS) {
+      cmds.pop();
+      this.recentLabels.pop();
+    }
+    cmds.unshift(cmd);
+    this.recentLabels.unshift(label);
+    return label;
   }
 
   private day(t: number): DayRow {

@@ -18,7 +18,7 @@ import { appendLines } from './ledger.js';
 import { formatLine, type RequestLine } from './line.js';
 import { ledgerLocation, statsEnabled } from './paths.js';
 import { estimateTokens } from './pending.js';
-import type { ScannedLine } from './read.js';
+import type { ScannedLine } from './scanned-line.js';
 
 export interface RequestRecord {
   /** The body's format: anthropic, openai, responses. */
