@@ -267,8 +267,9 @@ class Scanner {
     // Lines of one run come together: compare with the current run's id before anything else.
     if (!(len === this.curRun.length && str.startsWith(this.curRun, this.rAt + 1))) {
       if (this.curRun) this.seenRuns.set(this.curRun, this.curCount);
-      // A copy (text), not a slice: a kept slice of the chunk's string would keep the chunk alive.
-      this.curRun = this.line.text(this.rAt, this.rTo);
+      // A slice (cheap; a copy made through Buffer costs more than the rest of this check): it
+      // keeps its chunk's string alive until the report is done, which bounds memory by the ledger.
+      this.curRun = str.slice(this.rAt + 1, this.rTo);
       this.curCount = this.seenRuns.get(this.curRun) ?? 0;
     }
     if (this.idx < this.curCount) return true;
