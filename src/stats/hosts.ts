@@ -84,7 +84,7 @@ export const HOSTS: readonly HostModel[] = [
     source:
       '@google/gemini-cli@0.61.0: tools.truncateToolOutputThreshold, default 40000 chars; formatTruncatedToolOutput keeps the first 20% and the last 80% and saves the whole to a file; GEMINI_CLI=1 in every shell',
     label: 'Gemini CLI',
-    shows: '≤40,000 chars whole, else its first 8 K and last 32 K',
+    shows: '≤40,000 chars whole, else 8 K + 32 K of the ends',
     frame: ({ head, tail, text }) =>
       `Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /home/user/.gemini/tmp/0000000000000000000000000000000000000000000000000000000000000000/tool-outputs/session-00000000/run_shell_command_0000000000000.txt\n${head}\n\n... [${(text.length - head.length - tail.length).toLocaleString('en-US')} characters omitted] ...\n\n${tail}`,
   },
@@ -176,9 +176,9 @@ export function hostViewBytesBound(host: HostModel, bytes: number): number {
 export function baselineLine(hosts: readonly (string | undefined)[]): string {
   const known = [...new Set(hosts)].map(hostModel).filter((h): h is HostModel => h !== undefined);
   const raw = hosts.some((h) => hostModel(h) === undefined);
-  if (known.length === 0) return 'vs host = vs raw: no agent host recorded (CG_HOST, see cg help stats)';
+  if (known.length === 0) return 'vs raw output: no agent host recorded (CG_HOST, see cg stats --help)';
   if (known.length === 1 && !raw) return `vs host: what ${known[0]!.label} shows, ${known[0]!.shows}`;
   const names = known.map((h) => h.label).join(', ');
   const verb = known.length === 1 ? 'shows' : 'show';
-  return `vs host: what ${names} ${verb}${raw ? '; raw where no host was recorded' : ''}`;
+  return `vs host: what ${names} ${verb}${raw ? '; raw where no host is recorded' : ''}`;
 }

@@ -60,7 +60,7 @@ export class RecallTally {
     row.markers++;
     const seen = this.shown.get(key);
     if (!seen) this.shown.set(key, { row, markers: 1 });
-    else seen.markers++;
+    else if (seen.row === row) seen.markers++; // the key's recalls are capped by its producer's markers
   }
 
   expand(l: ScannedLine): void {

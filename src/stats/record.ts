@@ -294,11 +294,13 @@ export async function recordExpand(rec: ExpandRecord): Promise<void> {
       if (host) line.h = host;
       let text: string | undefined;
       let whole = out === undefined;
+      let written = rec.bytes;
       if (out === undefined) {
         // No text given: the whole original was returned; count it from the store.
         fill.push([0, 'tr', [table.add(undefined, rec.bytes, rec.key)]]);
       } else {
         const bytes = typeof out === 'string' ? Buffer.byteLength(out) : out.length;
+        written = bytes;
         // The whole original is counted from the store, never copied into a pending record.
         whole = bytes === rec.bytes && keyOf(out) === rec.key;
         const index = table.texts.length;
@@ -307,14 +309,14 @@ export async function recordExpand(rec: ExpandRecord): Promise<void> {
         text = typeof out === 'string' ? out : Buffer.from(out).toString('utf8');
       }
       // The host shows an expand's output as it shows any command's: a long one is cut too.
-      if (capping && host && hostCaps(capping, text, rec.bytes)) {
+      if (capping && host && hostCaps(capping, text, written)) {
         line.hr = 0;
         const view =
           whole && text === undefined
             ? viewOfStored(table, host, rec.bytes, rec.key)
             : whole
-              ? table.addView(host, text!, rec.bytes, rec.key)
-              : viewOf(table, host, text, rec.bytes);
+              ? table.addView(host, text!, written, rec.key)
+              : viewOf(table, host, text, written);
         fill.push([0, 'hr', [view]]);
       }
     }

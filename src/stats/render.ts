@@ -36,8 +36,12 @@ function scope(r: StatsReport): string {
   return parts.join(' · ');
 }
 
+/** Longest first cell of a table row: a long command must not push the figures off the screen. */
+const FIRST_COLUMN = 30;
+
 /** Columns: first left-aligned, the rest right-aligned; indented two, each line clipped to fit. */
-function table(p: Paint, header: string[], rows: string[][]): string[] {
+function table(p: Paint, header: string[], cells: string[][]): string[] {
+  const rows = cells.map(([first, ...rest]) => [clip(first!, FIRST_COLUMN), ...rest]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
     clip(`  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`);
