@@ -414,11 +414,12 @@ describe('the accounting figures', () => {
         const markers = new Map<string, number>();
         const shown = new Map<string, number>();
         for (const o of all.filter((o) => o.e === 'ev' && o.a === 'rewrite' && o.k)) {
+          const k = String(o.k);
           const row = `${o.c}/${o.f ?? ''}`;
-          if (!producer.has(o.k)) producer.set(o.k, row);
+          if (!producer.has(k)) producer.set(k, row);
           markers.set(row, (markers.get(row) ?? 0) + 1);
           // A key's recalls are capped by the markers its producer showed.
-          if (producer.get(o.k) === row) shown.set(o.k, (shown.get(o.k) ?? 0) + 1);
+          if (producer.get(k) === row) shown.set(k, (shown.get(k) ?? 0) + 1);
         }
         const recalled = new Map<string, number>();
         for (const k of keys) {

@@ -127,7 +127,7 @@ describe('recording the host', () => {
     const { env, loc } = tempLedger();
     const s = store();
     const original = seq(20_000);
-    const { key } = await s.put(Buffer.from(original));
+    const { key } = await s.put(original);
     await recordExpand({
       key,
       hit: true,

@@ -121,6 +121,7 @@ describe('the default view', () => {
           cmd,
           why: 'no filter matches',
           bi: 99_999,
+          bo: 0,
         }),
       );
     }
