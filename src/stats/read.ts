@@ -2,9 +2,9 @@
  * Reading the ledger fast: `cg stats` on a 200,000-event ledger must answer well under a second, and
  * JSON.parse on every line (an object per line, every string materialised) takes most of a second on
  * its own. So:
- *   - files are streamed in 4 MiB chunks, split on newline bytes and decoded as latin1 (one char per
- *     byte, several times cheaper than UTF-8 and enough to find the JSON structure); a string value
- *     with non-ASCII bytes is decoded as UTF-8 from the chunk itself when someone reads it;
+ *   - files are streamed in 4 MiB chunks and scanned as bytes, never decoded as a whole (newlines,
+ *     quotes and line starts are found with Buffer.indexOf); a string value is made only when a
+ *     visitor reads it, as latin1 when it is ASCII, else decoded as UTF-8 from the chunk itself;
  *   - each line is walked once by a scanner for the flat objects line.ts writes: keys are told apart
  *     by length and first characters without making strings, numbers are read in place, and strings
  *     are sliced out only when a visitor reads them;
@@ -196,12 +196,18 @@ const K_MO = 35;
 const KEEP = 0;
 const SKIP = 1;
 const BAD = 2;
-const PREFIX = '{"v":1,"t":';
+const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const PREFIX = ascii('{"v":1,"t":');
+/** How every line of this format starts: a torn line followed by a whole one holds it twice. */
+const LINE_START = Buffer.from('{"v":');
+const [TRUE, FALSE, NULL] = [ascii('true'), ascii('false'), ascii('null')];
+const [RUN, REQ, OUT] = [ascii('run'), ascii('req'), ascii('out')];
+const [REWRITE, SKIP_, REVERT, FAIL] = [ascii('rewrite'), ascii('skip'), ascii('revert'), ascii('fail')];
 
 class Scanner {
   private readonly line = new Line();
   duplicates = 0;
-  private str = '';
+  private buf: Buffer = Buffer.alloc(0);
   // Dedup of settled lines (d:1): per run id, how many of its lines have been seen. A copy of a run
   // appended twice arrives in index order each time, so an index below the count is a second copy.
   private readonly seenRuns = new Map<string, number>();
@@ -222,20 +228,18 @@ class Scanner {
     visit: (line: ScannedLine) => void,
     inFlight: boolean,
   ): void {
-    const text = buf.toString('latin1', 0, length);
-    this.str = text;
-    this.line.str = text;
+    this.buf = buf;
     this.line.buf = buf;
     let start = 0;
     for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) break;
+      const nl = buf.indexOf(10, start);
+      if (nl < 0 || nl >= length) break;
       if (nl > start) {
         let result = this.scan(start, nl);
         if (result === BAD) {
           // A torn write followed by a whole line: the torn event is lost (and counted as bad), the
           // whole one is read.
-          const retry = text.lastIndexOf('{"v":', nl);
+          const retry = buf.lastIndexOf(LINE_START, nl);
           if (retry > start) {
             result = this.scan(retry, nl);
             if (result !== BAD) counts.bad++;
@@ -262,14 +266,10 @@ class Scanner {
   }
 
   private isDuplicate(): boolean {
-    const str = this.str;
-    const len = this.rTo - this.rAt - 1;
     // Lines of one run come together: compare with the current run's id before anything else.
-    if (!(len === this.curRun.length && str.startsWith(this.curRun, this.rAt + 1))) {
+    if (!this.line.is(this.rAt, this.rTo, this.curRun)) {
       if (this.curRun) this.seenRuns.set(this.curRun, this.curCount);
-      // A slice (cheap; a copy made through Buffer costs more than the rest of this check): it
-      // keeps its chunk's string alive until the report is done, which bounds memory by the ledger.
-      this.curRun = str.slice(this.rAt + 1, this.rTo);
+      this.curRun = this.line.text(this.rAt, this.rTo);
       this.curCount = this.seenRuns.get(this.curRun) ?? 0;
     }
     if (this.idx < this.curCount) return true;
@@ -277,64 +277,65 @@ class Scanner {
     return false;
   }
 
-  /** Scans one flat JSON object in str[p, end). */
+  /** Scans one flat JSON object in buf[p, end). */
   private scan(p: number, end: number): number {
-    const str = this.str;
+    const buf = this.buf;
     const l = this.line;
     l.reset();
     this.rAt = -1;
     this.d = false;
     this.idx = 0;
-    if (str.charCodeAt(p) !== 123) return BAD;
+    if (buf[p] !== 123) return BAD;
     const { since, session } = this.filter;
     // The key after which this line has given all the report needs (-1: read to the end; unknown
     // keys are 0).
     let stopAfter = -1;
-    if (str.startsWith(PREFIX, p)) {
+    if (bytesAt(buf, p, PREFIX)) {
       // Every line this version writes starts {"v":1,"t":<ms>,…: read t in place, skip to the next key.
       let q = p + PREFIX.length;
       let t = 0;
       for (;;) {
-        const d = str.charCodeAt(q);
+        const d = buf[q]!;
         if (d < 48 || d > 57) break;
         t = t * 10 + d - 48;
         q++;
       }
-      if (str.charCodeAt(q) !== 44) return BAD;
+      if (buf[q]! !== 44) return BAD;
       if (since !== undefined && t < since) return SKIP;
       l.t = t;
       p = q + 1;
     } else p++;
     for (;;) {
-      if (str.charCodeAt(p) !== 34) return BAD;
+      if (buf[p]! !== 34) return BAD;
       const ks = p + 1;
       let ke = ks;
-      while (ke < end && str.charCodeAt(ke) !== 34) ke++;
-      if (ke >= end || str.charCodeAt(ke + 1) !== 58) return BAD;
+      while (ke < end && buf[ke]! !== 34) ke++;
+      if (ke >= end || buf[ke + 1]! !== 58) return BAD;
       const len = ke - ks;
-      const c0 = str.charCodeAt(ks);
-      const c1 = len > 1 ? str.charCodeAt(ks + 1) : 0;
+      const c0 = buf[ks]!;
+      const c1 = len > 1 ? buf[ks + 1]! : 0;
       const key = len < 5 && c0 < 128 && c1 < 128 ? KEY_CODE[(len << 14) | (c0 << 7) | c1]! : 0;
       p = ke + 2;
-      const c = str.charCodeAt(p);
+      const c = buf[p]!;
       if (c === 34) {
         // A string: its closing quote is the first one not escaped by an odd run of backslashes.
+        // (A loop, not Buffer.indexOf: values are short, and a native call per value costs more.)
         let q = p + 1;
         for (;;) {
-          q = str.indexOf('"', q);
-          if (q < 0 || q >= end) return BAD;
+          while (q < end && buf[q] !== 34) q++;
+          if (q >= end) return BAD;
           let bs = 0;
-          while (str.charCodeAt(q - 1 - bs) === 92) bs++;
+          while (buf[q - 1 - bs]! === 92) bs++;
           if (bs % 2 === 0) break;
           q++;
         }
         switch (key) {
           case K_E:
-            l.kind = kindAt(str, p, q);
+            l.kind = kindAt(buf, p, q);
             stopAfter = l.kind === KIND_OUT ? K_TO : l.kind === KIND_EXPAND ? K_TR : -1;
             break;
           case K_A:
-            l.action = actionAt(str, p, q);
+            l.action = actionAt(buf, p, q);
             if (l.kind === KIND_EV) {
               if (l.action === ACTION_REWRITE) stopAfter = K_K;
               else if (l.action === ACTION_SKIP && l.componentIs('cmdfilter')) stopAfter = K_BI;
@@ -382,17 +383,17 @@ class Scanner {
         let v = 0;
         let q = c === 45 ? p + 1 : p;
         for (;;) {
-          const d = str.charCodeAt(q);
+          const d = buf[q]!;
           if (d < 48 || d > 57) break;
           v = v * 10 + d - 48;
           q++;
         }
-        const d = str.charCodeAt(q);
+        const d = buf[q]!;
         if (d === 46 || d === 101 || d === 69) {
           // Not an integer as this version writes them: read it the slow, exact way.
           let r = q;
-          while (r < end && str.charCodeAt(r) !== 44 && str.charCodeAt(r) !== 125) r++;
-          v = Math.abs(Number(str.slice(p, r)));
+          while (r < end && buf[r]! !== 44 && buf[r]! !== 125) r++;
+          v = Math.abs(Number(buf.toString('latin1', p, r)));
           q = r;
         }
         if (c === 45) v = -v;
@@ -466,19 +467,18 @@ class Scanner {
             break;
         }
         p = q;
-      } else if (str.startsWith('true', p)) {
+      } else if (bytesAt(buf, p, TRUE)) {
         if (key === K_EST) l.est = true;
         p += 4;
-      } else if (str.startsWith('false', p)) p += 5;
-      else if (str.startsWith('null', p)) p += 4;
+      } else if (bytesAt(buf, p, FALSE)) p += 5;
+      else if (bytesAt(buf, p, NULL)) p += 4;
       else return BAD; // nested values are not part of this format
-      const next = str.charCodeAt(p);
+      const next = buf[p]!;
       if (key === stopAfter && next === 44) {
         // Enough read. The rest is skipped, but only for a line that ends whole and holds no second
         // line (a torn write followed by a whole one must go the slow way, through the retry).
-        if (str.charCodeAt(end - 1) !== 125) return BAD;
-        const again = str.indexOf('{"v":', p);
-        if (again !== -1 && again < end) return BAD;
+        if (buf[end - 1]! !== 125) return BAD;
+        for (let i = p; i < end; i++) if (buf[i] === 123 && bytesAt(buf, i, LINE_START)) return BAD;
         break;
       }
       if (next === 44) {
@@ -496,22 +496,29 @@ class Scanner {
 }
 
 /** run | out | ev | x | req, told apart by their first characters. */
-function kindAt(str: string, open: number, close: number): number {
+function kindAt(buf: Buffer, open: number, close: number): number {
   const len = close - open - 1;
-  const c = str.charCodeAt(open + 1);
-  if (len === 3 && c === 114 && str.startsWith('run', open + 1)) return KIND_RUN;
-  if (len === 3 && c === 114 && str.startsWith('req', open + 1)) return KIND_REQ;
-  if (len === 3 && c === 111 && str.startsWith('out', open + 1)) return KIND_OUT;
-  if (len === 2 && c === 101 && str.charCodeAt(open + 2) === 118) return KIND_EV;
+  const c = buf[open + 1];
+  if (len === 3 && c === 114 && bytesAt(buf, open + 1, RUN)) return KIND_RUN;
+  if (len === 3 && c === 114 && bytesAt(buf, open + 1, REQ)) return KIND_REQ;
+  if (len === 3 && c === 111 && bytesAt(buf, open + 1, OUT)) return KIND_OUT;
+  if (len === 2 && c === 101 && buf[open + 2] === 118) return KIND_EV;
   if (len === 1 && c === 120) return KIND_EXPAND;
   return 0;
 }
 
-function actionAt(str: string, open: number, close: number): number {
+function actionAt(buf: Buffer, open: number, close: number): number {
   const len = close - open - 1;
-  if (len === 7 && str.startsWith('rewrite', open + 1)) return ACTION_REWRITE;
-  if (len === 4 && str.startsWith('skip', open + 1)) return ACTION_SKIP;
-  if (len === 6 && str.startsWith('revert', open + 1)) return ACTION_REVERT;
-  if (len === 4 && str.startsWith('fail', open + 1)) return ACTION_FAIL;
+  if (len === 7 && bytesAt(buf, open + 1, REWRITE)) return ACTION_REWRITE;
+  if (len === 4 && bytesAt(buf, open + 1, SKIP_)) return ACTION_SKIP;
+  if (len === 6 && bytesAt(buf, open + 1, REVERT)) return ACTION_REVERT;
+  if (len === 4 && bytesAt(buf, open + 1, FAIL)) return ACTION_FAIL;
   return 0;
+}
+
+/** Whether buf holds the ASCII bytes of `word` at `at`. */
+function bytesAt(buf: Buffer, at: number, word: Uint8Array): boolean {
+  if (at + word.length > buf.length) return false;
+  for (let i = 0; i < word.length; i++) if (buf[at + i] !== word[i]) return false;
+  return true;
 }

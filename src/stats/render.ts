@@ -132,7 +132,7 @@ function summary(r: StatsReport, p: Paint): string[] {
     `${num(n).padStart(w)} ${(pc === undefined ? '' : pctText(pc)).padStart(7)}`;
   const rows: [string, number, number | null | undefined, number, number | null | undefined, string][] = [
     ['tokens in', c.in, undefined, t.in, undefined, ''],
-    ['tokens out', c.out, undefined, t.out, undefined, 'markers and hints included'],
+    ['tokens out', c.out, undefined, t.out, undefined, 'with markers, hints'],
     ['saved', c.saved, c.savedPct, t.saved, t.savedPct, ''],
     [
       'given back',

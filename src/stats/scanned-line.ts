@@ -68,10 +68,14 @@ export interface ScannedLine {
   startsWith(field: number, prefix: string): boolean;
   /** Whether the component is exactly `name` (equals(F_C, name)). */
   componentIs(name: string): boolean;
+  /** The length in bytes of string field F_*, or -1 when the line has none. */
+  lengthOf(field: number): number;
+  /** Lower-case hex digits [from, from + digits) of field F_* as a number (digits ≤ 7), else -1. */
+  hex(field: number, from: number, digits: number): number;
 }
 
 export class Line implements ScannedLine {
-  str = '';
+  /** The chunk the positions are in (valid only while the line is being visited). */
   buf: Buffer = Buffer.alloc(0);
   t = 0;
   kind = 0;
@@ -161,31 +165,43 @@ export class Line implements ScannedLine {
 
   startsWith(field: number, prefix: string): boolean {
     const open = this.pos[field * 2]!;
-    return (
-      open >= 0 && open + prefix.length < this.pos[field * 2 + 1]! && this.str.startsWith(prefix, open + 1)
-    );
+    if (open < 0 || open + prefix.length >= this.pos[field * 2 + 1]!) return false;
+    const buf = this.buf;
+    for (let i = 0; i < prefix.length; i++) if (buf[open + 1 + i] !== prefix.charCodeAt(i)) return false;
+    return true;
   }
 
   componentIs(name: string): boolean {
     return this.equals(F_C, name);
   }
 
+  lengthOf(field: number): number {
+    const open = this.pos[field * 2]!;
+    return open < 0 ? -1 : this.pos[field * 2 + 1]! - open - 1;
+  }
+
+  hex(field: number, from: number, digits: number): number {
+    const open = this.pos[field * 2]!;
+    if (open < 0 || open + 1 + from + digits > this.pos[field * 2 + 1]!) return -1;
+    const buf = this.buf;
+    let v = 0;
+    for (let i = open + 1 + from; i < open + 1 + from + digits; i++) {
+      const c = buf[i]!;
+      const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+      if (d < 0) return -1;
+      v = v * 16 + d;
+    }
+    return v;
+  }
+
   /**
-   * The string value between the quotes at open and close. The text is latin1 (one char per byte),
-   * so positions are byte offsets: a value with escapes or non-ASCII bytes is decoded from the bytes.
+   * The string value between the quotes at open and close: latin1 (a byte a char) when it is plain
+   * ASCII, else decoded as UTF-8 JSON from the bytes. A copy: the chunk is reused.
    */
   text(open: number, close: number): string {
-    const str = this.str;
-    for (let i = open + 1; i < close; i++) {
-      const c = str.charCodeAt(i);
-      if (c === 92 || c > 127) {
-        const raw = this.buf.toString('utf8', open, close + 1);
-        return JSON.parse(raw) as string;
-      }
-    }
-    // A slice of the chunk's string: cheap, and a kept one keeps the chunk alive until the report is
-    // done (memory bounded by the ledger's size; a copy made through Buffer costs several times more).
-    return str.slice(open + 1, close);
+    return this.encoded(open, close)
+      ? (JSON.parse(this.buf.toString('utf8', open, close + 1)) as string)
+      : this.buf.toString('latin1', open + 1, close);
   }
 
   /**
@@ -194,11 +210,11 @@ export class Line implements ScannedLine {
    * byte (where bytes and text differ) is decoded to compare.
    */
   is(open: number, close: number, want: string): boolean {
-    const str = this.str;
+    const buf = this.buf;
     const len = close - open - 1;
     const n = Math.min(len, want.length);
     for (let i = 0; i < n; i++) {
-      const c = str.charCodeAt(open + 1 + i);
+      const c = buf[open + 1 + i]!;
       if (c === 92 || c > 127) return this.text(open, close) === want;
       if (c !== want.charCodeAt(i)) return false;
     }
@@ -209,9 +225,9 @@ export class Line implements ScannedLine {
 
   /** Whether the value holds an escape or a non-ASCII byte (its text is not its bytes). */
   private encoded(open: number, close: number): boolean {
-    const str = this.str;
+    const buf = this.buf;
     for (let i = open + 1; i < close; i++) {
-      const c = str.charCodeAt(i);
+      const c = buf[i]!;
       if (c === 92 || c > 127) return true;
     }
     return false;
