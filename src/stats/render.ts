@@ -140,7 +140,7 @@ function summary(r: StatsReport, p: Paint): string[] {
       undefined,
       t.returned,
       undefined,
-      `${num(r.expand.hits)} of ${num(r.expand.requests)} keys found`,
+      `${num(r.expand.hits)}/${num(r.expand.requests)} keys found`,
     ],
     ['net saved', c.net, c.netPct, t.net, t.netPct, ''],
   ];
@@ -338,13 +338,7 @@ export function renderDiscover(r: StatsReport, p: Paint): string {
     ),
   );
   const shown = d.rows.length < d.commands ? ` (top ${d.rows.length} of ${num(d.commands)})` : '';
-  out.push(
-    p.dim(
-      clip(
-        `${num(d.runs)} outputs, ${num(d.tokens)} tokens in all${shown}; ≈: estimated from bytes (never tokenized)`,
-      ),
-    ),
-  );
+  out.push(p.dim(clip(`${num(d.runs)} outputs, ${num(d.tokens)} tokens${shown}; ≈ estimated from bytes`)));
   out.push(p.dim('a filter for one: cg filters show NAME for an example, README "Filters" for the format'));
   return finish(out);
 }
