@@ -283,14 +283,36 @@ Examples:
     .description('tokens saved, from the ledger: totals, by component and command, net of cg expand')
     .option('--since <when>', 'only events since a duration ago (30m, 24h, 7d) or a date (2026-11-01)')
     .option('--session <id>', 'only events of this session ($CG_SESSION when they were recorded)')
-    .option('--top <n>', 'rows in the by-command and no-filter-matched tables (default 10)')
+    .option('--top <n>', 'rows per table (default: what fits one screen; 10 in --json)')
     .option('--json', 'machine-readable report (keys are only ever added, never renamed)')
     .option('--graph', 'daily saved tokens as a bar chart')
     .option('--reset', 'delete the ledger and pending records, and say what was removed')
     .option('--observed', 'what cg proxy --observe would have saved (its own ledger), not what was saved')
+    .addHelpText(
+      'after',
+      `
+The first figures are measured against what the agent host would have shown without cg (Claude
+Code keeps ≤30,000 chars of a command's output inline, Codex 40,000 bytes, Gemini CLI 40,000
+chars), the raw ones beside them. The host is recorded per run: CG_HOST=claude-code|codex|gemini
+(none: raw), else the variable the host sets in its shells; CG_VIA=hook|proxy|pipe says the door.
+Filters whose markers come back through cg expand too often are flagged "too aggressive".
+`,
+    )
     .action(async (flags) => {
       const { statsCommand } = await import('./commands/stats.js');
       setExit(await statsCommand(flags));
+    });
+
+  program
+    .command('discover')
+    .description('commands that went through with no filter, by tokens: the filters worth writing next')
+    .option('--since <when>', 'only events since a duration ago (30m, 24h, 7d) or a date (2026-11-01)')
+    .option('--session <id>', 'only events of this session ($CG_SESSION when they were recorded)')
+    .option('--top <n>', 'rows (default 20)')
+    .option('--json', 'machine-readable list (keys are only ever added, never renamed)')
+    .action(async (flags) => {
+      const { discoverCommand } = await import('./commands/discover.js');
+      setExit(await discoverCommand(flags));
     });
 
   // Agent integrations: the hooks, their installer and doctor, the MCP server, shell completions.
