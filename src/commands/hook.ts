@@ -55,6 +55,7 @@ export async function hookAnswer(
     const common = {
       cwd,
       env,
+      host,
       ...(session !== undefined ? { session } : {}),
       ...(deps.debug ? { debug: deps.debug } : {}),
       ...(deps.mcpTool ? { mcpTool: deps.mcpTool, hint: ` [full output: ${deps.mcpTool} key={key}]` } : {}),

@@ -69,7 +69,8 @@ export async function codexRewrite(
   const decision = await decideRewrite(call.command, {
     ...(o.session !== undefined ? { session: o.session } : {}),
     invocation: o.invocation ?? selfInvocation(),
-    cgEnv: { CG_READER: 'model' },
+    // CG_HOST and CG_VIA: the ledger counts the saving against what Codex would have shown.
+    cgEnv: { CG_READER: 'model', CG_HOST: 'codex', CG_VIA: 'hook' },
     handles: async (command) => {
       if (isOutputHeavy(programName(command))) return true;
       source ??= Promise.resolve((o.filters ?? realFilters)(cwd, o.env));

@@ -23,6 +23,8 @@ export interface CompactForModelOptions {
   hint?: string;
   /** The host's session id, for the stats ledger. */
   session?: string;
+  /** The host the output goes to (claude, gemini), for the stats ledger's host-capped figures. */
+  host?: string;
   /** Told what happened, for CG_HOOK_DEBUG. */
   debug?: (line: string) => void;
 }
@@ -130,5 +132,7 @@ async function record(
     env: o.env,
     ...(t.command !== undefined ? { command: t.command } : {}),
     ...(o.session !== undefined ? { session: o.session } : {}),
+    ...(o.host !== undefined ? { host: o.host } : {}),
+    via: 'hook',
   });
 }

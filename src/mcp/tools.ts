@@ -180,6 +180,7 @@ async function compressTool(args: Record<string, unknown>, ctx: ToolContext): Pr
     tokenizer: ctx.config.tokenizer,
     ...(ctx.store ? { storeDir: ctx.store.dir } : {}),
     env: ctx.env,
+    via: 'mcp',
   });
   return text(result.output);
 }

@@ -123,9 +123,7 @@ describe('savings a sceptic can recount', () => {
       recalled: 1,
       recallRate: 100,
     });
-    const foldMarkers = ledger.filter(
-      (l) => l.e === 'ev' && l.a === 'rewrite' && l.c === 'fold' && l.k,
-    );
+    const foldMarkers = ledger.filter((l) => l.e === 'ev' && l.a === 'rewrite' && l.c === 'fold' && l.k);
     expect(recall('fold', null)).toMatchObject({
       markers: foldMarkers.length,
       expands: 1,

@@ -55,6 +55,19 @@ describe('cg hook claude (the built CLI)', () => {
     expect(cg(['expand', MARKER.exec(updated.stdout)![1]!], { storeDir: store }).out).toBe(seq(20_000));
   });
 
+  it('records the run as Claude Code through the hook, so cg stats counts it against what Claude Code shows', () => {
+    const store = tempDir('cg-hook-host-');
+    expect(cg(['hook', 'claude'], { input: post('seq 1 20000', seq(20_000)), storeDir: store }).code).toBe(0);
+    expect(cg(['stats'], { storeDir: store }).code).toBe(0); // settles the run's pending record
+    const runs = readFileSync(join(`${store}.state`, 'ledger.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.e === 'run');
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ h: 'claude-code', via: 'hook' });
+  });
+
   it("prints nothing for a PreToolUse call (an older cg's entry), small outputs, CG_DISABLE=1 and bad input", () => {
     for (const [input, env] of [
       [pre('pytest -q'), {}],
@@ -120,7 +133,7 @@ describe('cg hook codex (the built CLI)', () => {
     const out = JSON.parse(r.out).hookSpecificOutput;
     expect(out.permissionDecision).toBe('allow');
     expect(out.updatedInput.command).toBe(
-      `CG_SESSION=e2e-session-1 CG_READER=model ${process.execPath} ${BIN} run -- seq 5`,
+      `CG_SESSION=e2e-session-1 CG_READER=model CG_HOST=codex CG_VIA=hook ${process.execPath} ${BIN} run -- seq 5`,
     );
   });
 

@@ -5,7 +5,7 @@ import { fakeFilters } from '../hook/fake-filters.js';
 
 const SESSION = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7';
 /** What the hook puts in front of a wrapped command (cg named plainly in these tests). */
-const W = `CG_SESSION=${SESSION} CG_READER=model cg run -- `;
+const W = `CG_SESSION=${SESSION} CG_READER=model CG_HOST=codex CG_VIA=hook cg run -- `;
 
 /** Codex's policy engine, standing in: no rule names anything. */
 const noRules: PolicyCheck = async () => ({ matched: false });
@@ -184,7 +184,9 @@ describe('cg hook codex on recorded PreToolUse payloads', () => {
     const answer = await hookAnswer('codex', payload('make'), { ...deps(), invocation: undefined });
     const command = JSON.parse(answer!).hookSpecificOutput.updatedInput.command as string;
     expect(command).toContain(`${process.execPath} `);
-    expect(command).toMatch(/^CG_SESSION=\S+ CG_READER=model \/\S+ \/\S+ run -- make$/);
+    expect(command).toMatch(
+      /^CG_SESSION=\S+ CG_READER=model CG_HOST=codex CG_VIA=hook \/\S+ \/\S+ run -- make$/,
+    );
   });
 
   it('leaves a command alone when a Codex rule names it or cg, and asks about every command of a list', async () => {
@@ -235,7 +237,7 @@ describe('cg hook codex on recorded PreToolUse payloads', () => {
     for (const session_id of [undefined, '', 'x y; rm -rf /']) {
       const answer = await hookAnswer('codex', payload('make', { session_id }), deps());
       expect(JSON.parse(answer!).hookSpecificOutput.updatedInput.command).toBe(
-        'CG_READER=model cg run -- make',
+        'CG_READER=model CG_HOST=codex CG_VIA=hook cg run -- make',
       );
     }
   });
