@@ -17,7 +17,8 @@
  *             works through declarative filters, given only the filters proven to keep every
  *             failure line, and its rewrite must keep them all;
  *   marker    a lossy component never offloads text that already carries a marker (for an output
- *             moving forward from what was sent: the original's markers, not cg's own).
+ *             moving forward from what was sent: the original's markers, not cg's own; for an
+ *             output an earlier stage of this run shortened: any marker but that stage's own).
  * And for a component as a whole: lossy components are off without a store that can persist.
  */
 import type { Component } from '../component.js';
@@ -26,7 +27,7 @@ import type { FilterSource } from '../dsl/types.js';
 import type { ToolOutput } from '../input/transcript.js';
 import { commandKey } from '../shell/program.js';
 import { hasMarker } from '../store/marker.js';
-import type { Slot } from './slots.js';
+import { contentOf, type Slot } from './slots.js';
 
 export type Gate =
   /** `keepFailureLines`: a large tool error, which the rewrite must not lose a failure line of. */
@@ -84,7 +85,7 @@ function gate(component: Component, slot: Slot, superseded: ReadonlySet<string>)
     if (short || (!folds && !filters)) return { open: false, why: 'tool error', report: 'each' };
     if (filters) open = { open: true, keepFailureLines: true };
   }
-  if (component.lossy && hasMarker(moving ? slot.original : slot.current))
+  if (component.lossy && hasMarker(moving ? slot.original : contentOf(slot)))
     return { open: false, why: 'already has a marker', report: 'each' };
   return open;
 }

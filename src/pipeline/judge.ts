@@ -21,7 +21,7 @@ export type Rewrite = Extract<Outcome, { kind: 'rewrite' }>;
 
 export type Judgement =
   /** `key`: the marker's key, for a lossy rewrite whose original must be stashed first. */
-  | { kind: 'keep'; text: string; key: string | undefined; outcome: Rewrite }
+  | { kind: 'keep'; text: string; key: string | undefined; tag?: string; outcome: Rewrite }
   | { kind: 'drop'; action: 'skip' | 'revert' | 'fail'; reason: string; bytesOut?: number; note?: string };
 
 export interface JudgeOptions {
@@ -62,6 +62,19 @@ export async function judge(
     return { kind: 'keep', text: outcome.text, key: undefined, outcome };
   }
 
+  // Shortening what an earlier stage of this run already shortened (slot.tag): the marker stays the
+  // original's, and its lines are no longer the original's, so no `--lines` hint and no tail claim.
+  const chained = slot.tag !== undefined;
+  const expandArgs = chained ? undefined : outcome.expandArgs;
+  const kept: Rewrite =
+    chained && (outcome.loss === 'tail' || outcome.expandArgs !== undefined)
+      ? {
+          kind: 'rewrite',
+          text: outcome.text,
+          loss: 'whole',
+          ...(outcome.note ? { note: outcome.note } : {}),
+        }
+      : outcome;
   // Decided before the key is known, with the marker's worst case: the same component input then
   // gets the same decision whatever original it came from, which keeps cg(cg(x)) == cg(x).
   const slotted = outcome.text.includes(MARKER_SLOT);
@@ -74,12 +87,12 @@ export async function judge(
         `drops ${lost.length} failure line(s) of a tool error, e.g. ${JSON.stringify(clip(lost[0]!))}`,
       );
   }
-  if (!(await fewerWithTag(opts.tokens, bare, tagBound(opts.template, outcome.expandArgs), slot.current)))
+  if (!(await fewerWithTag(opts.tokens, bare, tagBound(opts.template, expandArgs), slot.current)))
     return notFewer(bare);
   const key = keyOf(slot.output.bytes ?? slot.original);
-  const tag = marker(key) + hint(opts.template, key, outcome.expandArgs);
+  const tag = marker(key) + hint(opts.template, key, expandArgs);
   const text = slotted ? outcome.text.replace(MARKER_SLOT, () => tag) : appendLine(outcome.text, tag);
-  return { kind: 'keep', text, key, outcome };
+  return { kind: 'keep', text, key, tag, outcome: kept };
 }
 
 /** Appends the marker on a line of its own, keeping a trailing newline where there was one. */

@@ -47,7 +47,7 @@ import { base, type EventAction, type PipelineEvent } from './event.js';
 import { failureKeepingFilters, type Gates, gatesFor, type OpenGate, storeGate } from './gates.js';
 import { type Judgement, judge } from './judge.js';
 import type { PipelineOptions, PipelineResult, Stage } from './options.js';
-import { openSlots, type Slot } from './slots.js';
+import { contentOf, openSlots, type Slot } from './slots.js';
 import { stash } from './stash.js';
 import { structuralEdits } from './structural-edits.js';
 
@@ -199,7 +199,8 @@ async function runOutputStage(
     call: () => Promise<Guarded<Outcome>>;
   }[] = [];
   for (const [slot, gate] of open) {
-    const view = viewOf(slot.output, slot.current);
+    // A lossy component sees the text without this run's own marker (slots.ts: contentOf).
+    const view = viewOf(slot.output, component.lossy ? contentOf(slot) : slot.current);
     if (component.applies && !safeApplies(component, view, config)) {
       const bytes = byteLength(slot.current);
       emit(run, base(component.name, slot.output.id, 'skip', bytes, 0, 'does not apply', slot.output));
@@ -238,7 +239,12 @@ async function runTranscriptStage(
   const started = performance.now();
   const candidates = run.slots
     .filter((s) => !s.gone)
-    .map((s): Candidate => ({ ...viewOf(s.output, s.current), mayChange: open.has(s) }));
+    .map(
+      (s): Candidate => ({
+        ...viewOf(s.output, component.lossy ? contentOf(s) : s.current),
+        mayChange: open.has(s),
+      }),
+    );
   const result = await guarded(() => component.run(candidates, config, run.ctx), timeoutMs);
   if (result.kind === 'error') return emit(run, base(component.name, '*', 'fail', 0, 0, result.message));
   if (!(result.value instanceof Map))
@@ -303,6 +309,12 @@ async function commit(
   const before = slot.current;
   const bytesIn = byteLength(before);
   slot.current = kept.text;
+  // A declarative filter is written for the usual output and cannot bound every one, so what it
+  // kept may still be shortened by the later stages (fold, collapse) under the same marker. What
+  // any other component kept is final for this run.
+  if (kept.tag !== undefined && component.scope === 'output' && component.usesFilters === true)
+    slot.tag = kept.tag;
+  else delete slot.tag;
   if (component.scope === 'transcript' && kept.outcome.loss !== 'none') slot.final = true;
   report(run, component, slot, started, 'rewrite', undefined, {
     before,

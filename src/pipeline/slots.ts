@@ -27,6 +27,18 @@ export interface Slot {
   held: boolean;
   /** Its message was replaced by a summary: nothing more to decide. */
   gone: boolean;
+  /**
+   * The marker and hint a declarative filter's rewrite of this run put in `current`, for this
+   * output's original: a later lossy stage of the same run sees the text without it and may shorten
+   * it further under the same marker (a filter that kept too much is still folded), since the
+   * original is stashed.
+   */
+  tag?: string;
+}
+
+/** What a component sees of a slot's text: without this run's own marker for its original. */
+export function contentOf(slot: Slot): string {
+  return slot.tag === undefined ? slot.current : slot.current.replace(slot.tag, '');
 }
 
 export function openSlots(
