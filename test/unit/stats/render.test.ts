@@ -190,9 +190,7 @@ describe('the default view', () => {
     expect(lines.length).toBeLessThanOrEqual(24);
     for (const l of lines) expect([...l].length).toBeLessThanOrEqual(80);
     expect(lines[1]).toBe("vs host: what Claude Code shows · net of cg's own model calls");
-    expect(text).toMatch(
-      /\n {2}cg's model +54,100 +54,100 +4 calls, 1 ≈ .*\n {2}net saved +-30,601 /,
-    );
+    expect(text).toMatch(/\n {2}cg's model +54,100 +54,100 +4 calls, 1 ≈ .*\n {2}net saved +-30,601 /);
     expect(text).toMatch(
       /\n {2}model calls 52,000 in \+ 2,100 out: summarize 1× 41,200, extract 3× 12,900\n/,
     );
