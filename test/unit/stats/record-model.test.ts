@@ -3,21 +3,11 @@
  * ev line of the decision that carried the cost, a proxy request's req line summed from the same
  * events, and the totals every net figure subtracts.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { PipelineEvent } from '../../../src/pipeline/run.js';
 import { recordCompaction } from '../../../src/stats/record.js';
 import { recordRequest } from '../../../src/stats/requests.js';
-import { report, tempLedger } from './helpers.js';
-
-function ledgerLines(dir: string): Record<string, unknown>[] {
-  return readdirSync(dir)
-    .filter((n) => n.endsWith('.jsonl'))
-    .flatMap((n) => readFileSync(join(dir, n), 'utf8').split('\n'))
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
+import { ledgerLines, report, tempLedger } from './helpers.js';
 
 const usage = (
   calls: number,
