@@ -7,6 +7,9 @@
  * end: HTTP 500). Every request is recorded, parsed, before it is answered. Any other route is api
  * 'unknown' and answered 404 unless the script's reply sets a status. close() never waits for
  * delayed replies: pending timers are cleared and every open socket is destroyed.
+ *
+ * Each reply helper reports usage the way its API does (12 in, 5 out unless given); `null` leaves
+ * the usage out, as some compatible servers do.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -110,8 +113,33 @@ export async function startModelServer(script: Script | ScriptedReply[]): Promis
   };
 }
 
+/** Usage as a Chat Completions reply reports it. */
+export type OpenAIUsage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens: number };
+};
+/** Usage as a Messages reply reports it: input_tokens is only the uncached part. */
+export type AnthropicUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+};
+/** Usage as a Responses reply reports it. */
+export type ResponsesUsage = {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens?: number;
+  input_tokens_details?: { cached_tokens: number };
+};
+
 /** A realistic `chat.completion` reply. */
-export function openaiReply(text: string): ScriptedReply {
+export function openaiReply(
+  text: string,
+  usage: OpenAIUsage | null = { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+): ScriptedReply {
   return {
     body: {
       id: 'chatcmpl-test0001',
@@ -126,13 +154,16 @@ export function openaiReply(text: string): ScriptedReply {
           finish_reason: 'stop',
         },
       ],
-      usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+      ...(usage ? { usage } : {}),
     },
   };
 }
 
 /** A realistic Messages API `message` reply. */
-export function anthropicReply(text: string): ScriptedReply {
+export function anthropicReply(
+  text: string,
+  usage: AnthropicUsage | null = { input_tokens: 12, output_tokens: 5 },
+): ScriptedReply {
   return {
     body: {
       id: 'msg_test0001',
@@ -142,13 +173,16 @@ export function anthropicReply(text: string): ScriptedReply {
       content: [{ type: 'text', text }],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: 12, output_tokens: 5 },
+      ...(usage ? { usage } : {}),
     },
   };
 }
 
 /** A realistic Responses API `response` reply (a reasoning item, then the message). */
-export function responsesReply(text: string): ScriptedReply {
+export function responsesReply(
+  text: string,
+  usage: ResponsesUsage | null = { input_tokens: 12, output_tokens: 5, total_tokens: 17 },
+): ScriptedReply {
   return {
     body: {
       id: 'resp_test0001',
@@ -165,7 +199,7 @@ export function responsesReply(text: string): ScriptedReply {
           content: [{ type: 'output_text', text, annotations: [] }],
         },
       ],
-      usage: { input_tokens: 12, output_tokens: 5, total_tokens: 17 },
+      ...(usage ? { usage } : {}),
     },
   };
 }

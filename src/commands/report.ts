@@ -7,6 +7,17 @@ import type { PipelineEvent } from '../pipeline/run.js';
 import { createTokens, type TokenizerName } from '../tokens.js';
 
 export function verboseLine(e: PipelineEvent): string {
+  return decisionLine(e) + modelCost(e);
+}
+
+/** What the decision's model calls cost, when it made any (≈: the server reported no usage). */
+function modelCost(e: PipelineEvent): string {
+  const u = e.modelUsage;
+  if (!u) return '';
+  return ` · model: ${u.calls} call${u.calls === 1 ? '' : 's'}, ${u.estimated ? '≈' : ''}${u.in} in + ${u.out} out tokens`;
+}
+
+function decisionLine(e: PipelineEvent): string {
   const who = `[${e.component}] ${e.output === '*' ? 'all outputs' : e.output}`;
   switch (e.action) {
     case 'rewrite': {

@@ -108,7 +108,9 @@ async function compactEach(
         : `left alone: nothing in ${result.source} made it smaller`,
     );
     out.push(result.changed ? result.output : undefined);
-    if (result.changed) await record(events, t, o, config.tokenizer, store.dir);
+    // A run that changed nothing may still have paid for a model call: that is recorded too.
+    if (result.changed || events.some((e) => e.modelUsage))
+      await record(events, t, o, config.tokenizer, store.dir);
   }
   const stash = async (text: string) => {
     const put = await store.put(text);

@@ -2,9 +2,28 @@
  * The model as components see it (ModelAccess): resolved once per run from the config's `model:`
  * section, the environment and the incoming request, or the reason there is none. The HTTP client
  * is imported only when a component actually asks, so runs that never call a model never load it.
+ *
+ * A reply carries what the call cost as the server reported it (usage.ts), and `answered` when the
+ * server answered but the reply was unusable — it was paid for all the same. Components ignore both:
+ * the pipeline meters every call a component makes (src/pipeline/model-meter.ts), counting the
+ * request and reply with the run's tokenizer when the server reported no usage, so the accounting is
+ * in one place and holds for any ModelAccess, a library caller's own included.
  */
 import type { InputFormat } from '../input/transcript.js';
 import { type ModelConfig, resolveEndpoint } from './endpoint.js';
+import type { ModelUsage } from './usage.js';
+
+export type { ModelUsage };
+
+export interface ModelRequest {
+  system: string;
+  prompt: string;
+  maxTokens?: number;
+}
+
+export type ModelReply =
+  | { ok: true; text: string; usage?: ModelUsage }
+  | { ok: false; reason: string; usage?: ModelUsage; answered?: true };
 
 /** A model a component may ask, or why there is none (the component then degrades quietly). */
 export type ModelAccess =
@@ -14,11 +33,7 @@ export type ModelAccess =
       label: string;
       /** The longest one complete() can take, its retry included. */
       budgetMs: number;
-      complete(req: {
-        system: string;
-        prompt: string;
-        maxTokens?: number;
-      }): Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
+      complete(req: ModelRequest): Promise<ModelReply>;
     }
   | { available: false; reason: string };
 
@@ -40,7 +55,9 @@ export function modelAccess(
       // model.max_output_tokens caps what any component asks for.
       const maxTokens = Math.min(req.maxTokens ?? endpoint.maxOutputTokens, endpoint.maxOutputTokens);
       const res = await complete(endpoint, { ...req, maxTokens });
-      return res.ok ? { ok: true, text: res.text } : { ok: false, reason: res.reason };
+      const usage = res.usage ? { usage: res.usage } : {};
+      if (res.ok) return { ok: true, text: res.text, ...usage };
+      return { ok: false, reason: res.reason, ...usage, ...(res.answered ? { answered: true } : {}) };
     },
   };
 }

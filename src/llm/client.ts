@@ -17,7 +17,13 @@
  * on HTTP 429, 5xx or a connection the server dropped — never on a timeout, which would double the
  * wait the caller budgeted for. `attempts` is how many requests were sent. An empty key sends no
  * auth header (a local server that wants none).
+ *
+ * What the call cost is read from the reply (usage.ts): `usage` is there whenever the server
+ * answered 2xx and reported it — on a failure too (a reply with no text was still paid for), where
+ * `answered` says the server did answer, so a caller can count the cost itself when usage is absent.
  */
+
+import { type ModelUsage, replyUsage } from './usage.js';
 
 export type ModelApi = 'openai' | 'anthropic' | 'responses';
 
@@ -39,8 +45,8 @@ export interface CompletionRequest {
 }
 
 export type CompletionResult =
-  | { ok: true; text: string; ms: number; attempts: number }
-  | { ok: false; reason: string; ms: number; attempts: number };
+  | { ok: true; text: string; ms: number; attempts: number; usage?: ModelUsage }
+  | { ok: false; reason: string; ms: number; attempts: number; usage?: ModelUsage; answered?: true };
 
 const MAX_ATTEMPTS = 2;
 const BACKOFF_MS = 250;
@@ -49,12 +55,23 @@ const MESSAGE_CHARS = 100;
 /** Codes for a connection the server dropped mid-request: worth one more try, unlike a refusal. */
 const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
-/** `dialect`: a 400 about max_tokens or temperature, which the other Chat Completions dialect avoids. */
-type Failure = { ok: false; reason: string; retry: boolean; waitMs?: number; dialect?: boolean };
+/**
+ * `dialect`: a 400 about max_tokens or temperature, which the other Chat Completions dialect avoids.
+ * `answered`: the server answered 2xx, so the request was paid for (with `usage` if it said so).
+ */
+type Failure = {
+  ok: false;
+  reason: string;
+  retry: boolean;
+  waitMs?: number;
+  dialect?: boolean;
+  answered?: true;
+  usage?: ModelUsage;
+};
 type Dialect = 'classic' | 'reasoning';
 const REASONING_MODEL = /^(?:o\d|gpt-5)/i;
 const DIALECT_ERROR = /max_tokens|max_completion_tokens|temperature/;
-type Attempt = { ok: true; text: string } | Failure;
+type Attempt = { ok: true; text: string; usage?: ModelUsage } | Failure;
 
 interface HttpRequest {
   url: string;
@@ -73,7 +90,9 @@ export async function complete(
   let attempts = 0;
   const done = (a: Attempt): CompletionResult => {
     const ms = Math.round(performance.now() - started);
-    return a.ok ? { ok: true, text: a.text, ms, attempts } : { ok: false, reason: a.reason, ms, attempts };
+    const usage = a.usage ? { usage: a.usage } : {};
+    if (a.ok) return { ok: true, text: a.text, ms, attempts, ...usage };
+    return { ok: false, reason: a.reason, ms, attempts, ...usage, ...(a.answered ? { answered: true } : {}) };
   };
   // fetch's own error for a bad header value quotes the value, i.e. the key: refuse before sending.
   if (!/^[\x21-\x7e]*$/.test(key))
@@ -195,21 +214,25 @@ async function attempt(
   }
 }
 
+/** A 2xx reply: its text and the usage it reports; a reply without text was still answered (paid). */
 function readReply(api: ModelApi, body: string): Attempt {
   let json: unknown;
   try {
     json = JSON.parse(body);
   } catch {
-    return failed('model reply was not JSON');
+    return { ...failed('model reply was not JSON'), answered: true };
   }
+  const usage = replyUsage(api, json);
+  const reported = usage ? { usage } : {};
   let text: string | undefined;
   if (api === 'responses') text = responsesText(json);
   else {
     const content = api === 'openai' ? at(json, 'choices', 0, 'message', 'content') : at(json, 'content');
     text = api === 'anthropic' && !Array.isArray(content) ? undefined : textOf(content);
   }
-  if (text === undefined || text.trim() === '') return failed('model reply had no text');
-  return { ok: true, text };
+  if (text === undefined || text.trim() === '')
+    return { ...failed('model reply had no text'), answered: true, ...reported };
+  return { ok: true, text, ...reported };
 }
 
 /** A Responses reply's text: its `output_text`, or the output_text parts of its message items. */

@@ -1,9 +1,12 @@
 /**
  * The pipeline's events: one per decision (a rewrite, a skip and its gate, a revert, a failure),
- * for --verbose, --explain and the stats ledger; and base(), the one way they are built.
+ * for --verbose, --explain and the stats ledger; and base(), the one way they are built. A
+ * component call that asked a model carries what that cost (modelUsage) on the first event it
+ * produced — or, when it produced none, on a '*' skip of its own — so it is counted exactly once.
  */
 import type { Loss } from '../component.js';
 import type { ToolOutput } from '../input/transcript.js';
+import type { ModelUsage } from '../llm/usage.js';
 
 export type EventAction = 'rewrite' | 'skip' | 'revert' | 'fail';
 
@@ -25,6 +28,8 @@ export interface PipelineEvent {
   /** For rewrites: the text the component got and the text kept (references, not copies). */
   before?: string;
   after?: string;
+  /** What the component's model calls for this decision cost (model-meter.ts). */
+  modelUsage?: ModelUsage;
 }
 
 export function base(

@@ -22,6 +22,9 @@
  * are held back until together they save a batch of tokens: old messages change rarely, all at once.
  * Transcript components may also ask for structural edits (a cache breakpoint, messages replaced by
  * a summary), which structural-edits.ts judges and stashes and the writer applies.
+ *
+ * Every component call is metered (model-meter.ts): what its model calls cost goes on the first
+ * event that call produced, or on a '*' skip of its own when it produced none.
  */
 import type {
   Candidate,
@@ -46,6 +49,7 @@ import {
 import { base, type EventAction, type PipelineEvent } from './event.js';
 import { failureKeepingFilters, type Gates, gatesFor, type OpenGate, storeGate } from './gates.js';
 import { type Judgement, judge } from './judge.js';
+import { Charges, type Meter, meter } from './model-meter.js';
 import type { PipelineOptions, PipelineResult, Stage } from './options.js';
 import { contentOf, openSlots, type Slot } from './slots.js';
 import { stash } from './stash.js';
@@ -81,6 +85,8 @@ interface Run {
   errorCtx: RunContext;
   template: string;
   canStash(): Promise<boolean>;
+  /** Puts each component call's model cost on an event (model-meter.ts). */
+  charges: Charges;
 }
 
 export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
@@ -117,6 +123,7 @@ function startRun(t: Transcript, opts: PipelineOptions): Run {
     ctx,
     errorCtx,
     template: opts.hintTemplate ?? DEFAULT_HINT,
+    charges: new Charges(),
     async canStash() {
       storeUsable ??= opts.store ? await opts.store.writable() : false;
       return storeUsable;
@@ -125,8 +132,14 @@ function startRun(t: Transcript, opts: PipelineOptions): Run {
 }
 
 function emit(run: Run, e: PipelineEvent): void {
+  run.charges.attach(e);
   run.events.push(e);
   run.opts.onEvent?.(e);
+}
+
+/** Runs fn, which emits the events of one component call, with that call's model cost charged. */
+function charged(run: Run, component: string, m: Meter, fn: () => Promise<void>): Promise<void> {
+  return run.charges.around(component, m, fn, (e) => emit(run, e));
 }
 
 async function runStage(run: Run, { component, config }: Stage): Promise<void> {
@@ -134,19 +147,23 @@ async function runStage(run: Run, { component, config }: Stage): Promise<void> {
   if (offline) return emit(run, base(component.name, '*', 'skip', 0, 0, offline));
   const timeoutMs = deadlineFor(component, config, run.ctx, run.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   // A lossy component's edits (a summary) are not even asked for when nothing could be stashed.
-  if (component.scope === 'transcript' && component.edits && (!component.lossy || (await run.canStash())))
-    await structuralEdits(component, config, {
-      t: run.t,
-      ctx: run.ctx,
-      slots: run.slots,
-      edits: run.edits,
-      emit: (e) => emit(run, e),
-      canStash: run.canStash,
-      store: run.opts.store,
-      tokens: run.opts.tokens,
-      template: run.template,
-      timeoutMs,
-    });
+  if (component.scope === 'transcript' && component.edits && (!component.lossy || (await run.canStash()))) {
+    const m = meter(run.ctx, run.opts.tokens);
+    await charged(run, component.name, m, () =>
+      structuralEdits(component, config, {
+        t: run.t,
+        ctx: m.ctx,
+        slots: run.slots,
+        edits: run.edits,
+        emit: (e) => emit(run, e),
+        canStash: run.canStash,
+        store: run.opts.store,
+        tokens: run.opts.tokens,
+        template: run.template,
+        timeoutMs,
+      }),
+    );
+  }
   const open = gateStage(run, component);
   if (open.size === 0) return;
   const unwritable = component.lossy && !(await run.canStash()) && storeGate(component, 'unwritable');
@@ -196,6 +213,7 @@ async function runOutputStage(
     slot: Slot;
     gate: OpenGate;
     started: number;
+    meter: Meter;
     call: () => Promise<Guarded<Outcome>>;
   }[] = [];
   for (const [slot, gate] of open) {
@@ -206,12 +224,13 @@ async function runOutputStage(
       emit(run, base(component.name, slot.output.id, 'skip', bytes, 0, 'does not apply', slot.output));
       continue;
     }
-    const ctx = gate.keepFailureLines ? run.errorCtx : run.ctx;
+    const m = meter(gate.keepFailureLines ? run.errorCtx : run.ctx, run.opts.tokens);
     runs.push({
       slot,
       gate,
       started: 0,
-      call: () => guarded(() => component.run(view, config, ctx), timeoutMs),
+      meter: m,
+      call: () => guarded(() => component.run(view, config, m.ctx), timeoutMs),
     });
   }
   // Each run reads only its own output, so runs may overlap (a component waiting on a model says
@@ -225,8 +244,12 @@ async function runOutputStage(
       return r.call();
     });
   const outcomes = width > 1 ? runs.map(start) : [];
-  for (const [i, r] of runs.entries())
-    await settle(run, component, r.slot, await (outcomes[i] ?? start(r)), r.started, r.gate);
+  for (const [i, r] of runs.entries()) {
+    const result = await (outcomes[i] ?? start(r));
+    await charged(run, component.name, r.meter, () =>
+      settle(run, component, r.slot, result, r.started, r.gate),
+    );
+  }
 }
 
 async function runTranscriptStage(
@@ -245,7 +268,19 @@ async function runTranscriptStage(
         mayChange: open.has(s),
       }),
     );
-  const result = await guarded(() => component.run(candidates, config, run.ctx), timeoutMs);
+  const m = meter(run.ctx, run.opts.tokens);
+  const result = await guarded(() => component.run(candidates, config, m.ctx), timeoutMs);
+  await charged(run, component.name, m, () => settleTranscript(run, component, result, open, started));
+}
+
+/** Every outcome of a transcript component's run, each judged and kept or reported. */
+async function settleTranscript(
+  run: Run,
+  component: TranscriptComponent,
+  result: Guarded<Map<string, Outcome>>,
+  open: ReadonlyMap<Slot, OpenGate>,
+  started: number,
+): Promise<void> {
   if (result.kind === 'error') return emit(run, base(component.name, '*', 'fail', 0, 0, result.message));
   if (!(result.value instanceof Map))
     return emit(

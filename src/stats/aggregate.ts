@@ -1,13 +1,15 @@
 /**
  * The visitor `cg stats` hands the ledger reader: each scanned line goes to the tallies that need
- * it (totals, components, commands, unmatched, days here; hosts, recall, unfiltered commands and
- * proxy requests in their own modules), and finish() assembles the report whose shape report.ts
+ * it (totals, components, commands, unmatched, days here; hosts, recall, unfiltered commands, proxy
+ * requests and cg's own model calls in their own modules), and finish() assembles the report whose
+ * shape report.ts
  * documents. Strings are compared in place wherever a line only has to be told apart from a
  * handful of known values (scanned-line.ts): on a million-line ledger that is most of the cost.
  */
 import { commandLabel, NO_COMMAND } from './command-label.js';
 import { DiscoverTally } from './discover.js';
 import { HostTally } from './host-tally.js';
+import { ModelTally } from './model-usage.js';
 import {
   ACTION_FAIL,
   ACTION_REVERT,
@@ -84,6 +86,7 @@ export class Aggregator {
   private readonly recall = new RecallTally();
   private readonly unfiltered = new DiscoverTally();
   private readonly requests = new RequestTally();
+  private readonly model = new ModelTally();
   /** The last few commands and their labels, matched in place before any string is made. */
   private readonly recentCmds: string[] = [];
   private readonly recentLabels: string[] = [];
@@ -128,6 +131,12 @@ export class Aggregator {
       }
       case KIND_EV: {
         const row = this.componentOf(l);
+        if (l.mc > 0) {
+          this.model.add(l);
+          row.modelCalls += l.mc;
+          row.modelTokensIn += l.mi;
+          row.modelTokensOut += l.mo;
+        }
         switch (l.action) {
           case ACTION_REWRITE:
             this.recall.rewrite(l);
@@ -193,7 +202,8 @@ export class Aggregator {
   finish(opts: { top: number; since?: number; session?: string; ledger: LedgerInfo }): StatsReport {
     const saved = this.tin - this.tout;
     const returned = this.ex.tokensReturned;
-    const net = saved - returned;
+    const model = this.model.finish();
+    const net = saved - returned - model.tokens;
     const components = [...this.components.values()]
       .map((r) => ({
         ...r,
@@ -221,7 +231,7 @@ export class Aggregator {
       .sort((a, b) => b.count - a.count || b.bytes - a.bytes || a.command.localeCompare(b.command))
       .slice(0, opts.top);
     const daily = [...this.daily.values()].sort((a, b) => a.day.localeCompare(b.day));
-    const { capped, hosts } = this.hosts.finish(this.cappedReturned);
+    const { capped, hosts } = this.hosts.finish(this.cappedReturned, model.tokens);
     const discover = this.unfiltered.finish(opts.top);
     return {
       version: 1,
@@ -237,6 +247,7 @@ export class Aggregator {
         saved,
         savedPct: pct(saved, this.tin),
         returned,
+        model: model.tokens,
         net,
         netPct: pct(net, this.tin),
       },
@@ -261,6 +272,7 @@ export class Aggregator {
         rows: discover.rows,
       },
       requests: this.requests.finish(),
+      model,
     };
   }
 
@@ -320,6 +332,9 @@ export class Aggregator {
         saved: 0,
         savedPct: null,
         estimated: 0,
+        modelCalls: 0,
+        modelTokensIn: 0,
+        modelTokensOut: 0,
       };
       this.components.set(name, row);
     }

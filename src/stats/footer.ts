@@ -2,14 +2,19 @@
  * The one-line footer `cg run` (and a piped run whose output is a terminal) prints after the output:
  *
  *   cg: 12,345 → 1,234 tokens (−90%) · cg expand 0123456789abcdef
+ *   cg: 12,345 → 1,234 tokens (−90%) · cg's model 2,406 tokens · cg expand 0123456789abcdef
+ *
+ * (the second when the run paid for model calls of its own: what they took in and gave out).
  *
  * countRun makes the exact counts the footer shows, with the run's own token counter (its cache
  * already holds what the pipeline counted), within a byte budget so a terminal never waits seconds:
  * texts past the budget are estimated and the footer says so (≈ … estimated). Pass the result to
  * recordCompaction as `counts` and the ledger gets the very same numbers without deferring them.
  */
+import type { ModelUsage } from '../llm/usage.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { Tokens } from '../tokens.js';
+import { modelUsageOf } from './model-usage.js';
 import { estimateTokens } from './pending.js';
 import { summarizeRun } from './runs.js';
 
@@ -23,6 +28,8 @@ export interface RunCounts {
   keys: string[];
   /** Exact counts made, by text: recordCompaction uses them instead of deferring. */
   counted: ReadonlyMap<string, number>;
+  /** What the run's own model calls cost, when it made any. */
+  model?: ModelUsage;
 }
 
 /** Default budget: ~0.25 s of counting at the tokenizer's ~8 MB/s. */
@@ -69,7 +76,8 @@ export async function countRun(
         await count(e.after, e.bytesOut);
       }
     }
-    return { tokensIn, tokensOut, estimate, keys, counted };
+    const model = modelUsageOf(events);
+    return { tokensIn, tokensOut, estimate, keys, counted, ...(model ? { model } : {}) };
   } catch {
     return undefined;
   }
@@ -84,5 +92,7 @@ export function footerLine(counts: RunCounts): string {
   const approx = estimate ? '≈' : '';
   const more = keys.length > 1 ? ` (+${keys.length - 1} more)` : '';
   const expand = keys.length > 0 ? ` · cg expand ${keys[0]}${more}` : '';
-  return `cg: ${approx}${fmt(tokensIn)} → ${approx}${fmt(tokensOut)} tokens (${sign}${Math.abs(pct)}%${estimate ? ', estimated' : ''})${expand}`;
+  const m = counts.model;
+  const model = m ? ` · cg's model ${m.estimated ? '≈' : ''}${fmt(m.in + m.out)} tokens` : '';
+  return `cg: ${approx}${fmt(tokensIn)} → ${approx}${fmt(tokensOut)} tokens (${sign}${Math.abs(pct)}%${estimate ? ', estimated' : ''})${model}${expand}`;
 }

@@ -32,6 +32,8 @@ export interface CappedTotals {
   saved: number;
   savedPct: number | null;
   returned: number;
+  /** cg's own model tokens, subtracted from net like what came back. */
+  model: number;
   net: number;
   netPct: number | null;
   outputsCapped: number;
@@ -82,9 +84,9 @@ export class HostTally {
     this.capOut += ho;
   }
 
-  finish(returned: number): { capped: CappedTotals; hosts: HostRow[] } {
+  finish(returned: number, model: number): { capped: CappedTotals; hosts: HostRow[] } {
     const saved = this.capIn - this.capOut;
-    const net = saved - returned;
+    const net = saved - returned - model;
     const hosts = [...this.rows].sort(
       (a, b) => b.runs - a.runs || (a.host ?? '').localeCompare(b.host ?? ''),
     );
@@ -95,10 +97,14 @@ export class HostTally {
         saved,
         savedPct: pct(saved, this.capIn),
         returned,
+        model,
         net,
         netPct: pct(net, this.capIn),
         outputsCapped: this.capped,
-        measuredAgainst: baselineLine(hosts.filter((h) => h.outputs > 0).map((h) => h.host ?? undefined)),
+        measuredAgainst: baselineLine(
+          hosts.filter((h) => h.outputs > 0).map((h) => h.host ?? undefined),
+          model > 0,
+        ),
       },
       hosts,
     };

@@ -169,16 +169,30 @@ export function hostViewBytesBound(host: HostModel, bytes: number): number {
   return Math.min(bytes, (host.keep.head + host.keep.tail) * perUnit + 400);
 }
 
+/** Said after the baseline when the net figures subtract cg's own model calls. */
+const NET_OF_MODEL = " · net of cg's own model calls";
+
 /**
  * One line (≤ 80 columns) naming what the host-capped figures are measured against, from the hosts
- * the report's runs were recorded with (undefined: runs with no host, counted against the raw).
+ * the report's runs were recorded with (undefined: runs with no host, counted against the raw), and
+ * — when `netOfModel` — that cg's own model calls are netted out (the hosts named more briefly when
+ * the whole would not fit).
  */
-export function baselineLine(hosts: readonly (string | undefined)[]): string {
+export function baselineLine(hosts: readonly (string | undefined)[], netOfModel = false): string {
   const known = [...new Set(hosts)].map(hostModel).filter((h): h is HostModel => h !== undefined);
   const raw = hosts.some((h) => hostModel(h) === undefined);
-  if (known.length === 0) return 'vs raw output: no agent host recorded (CG_HOST, see cg stats --help)';
-  if (known.length === 1 && !raw) return `vs host: what ${known[0]!.label} shows, ${known[0]!.shows}`;
   const names = known.map((h) => h.label).join(', ');
-  const verb = known.length === 1 ? 'shows' : 'show';
-  return `vs host: what ${names} ${verb}${raw ? '; raw where no host is recorded' : ''}`;
+  const what = `vs host: what ${names} ${known.length === 1 ? 'shows' : 'show'}`;
+  let full: string;
+  if (known.length === 0) full = 'vs raw output: no agent host recorded (CG_HOST, see cg stats --help)';
+  else if (known.length === 1 && !raw) full = `${what}, ${known[0]!.shows}`;
+  else full = `${what}${raw ? '; raw where no host is recorded' : ''}`;
+  if (!netOfModel) return full;
+  const else_ = raw ? ', else raw' : '';
+  const briefer =
+    known.length === 0
+      ? ['vs raw output (no agent host recorded)']
+      : [`${what}${else_}`, `vs host: ${names}${else_}`];
+  const fits = [full, ...briefer].find((l) => [...l].length + NET_OF_MODEL.length <= 80);
+  return (fits ?? briefer[briefer.length - 1]!) + NET_OF_MODEL;
 }

@@ -16,7 +16,10 @@
  *            hi? ho? (tokens of what the host would have shown of the original and of cg's output,
  *            when its cap cut them; absent: the same as ti and to)  to (tokens after the last rewrite,
  *            marker and hint included)  k? (marker key)                   — one per rewritten output
- *   ev       c (component)  a (rewrite|skip|revert|fail)  f? (the filter cmdfilter applied)  o  cmd?
+ *   ev       c (component)  mc? mi? mo? mr? mw? me? (cg's own model calls the decision took: calls,
+ *            tokens in — cache reads and writes included — and out, of them read from and written to
+ *            the provider's cache, and calls whose usage was counted by cg, not reported)
+ *            a (rewrite|skip|revert|fail)  f? (the filter cmdfilter applied)  o  cmd?
  *            tool?  why? (reason)  ro? (1 on cmdfilter's "no filter" skip of an output that has an out
  *            line: counted there)  bi bo  ti? to? (rewrites only)  k?  loss?
  *                                                                          — one per component decision
@@ -24,7 +27,8 @@
  *            its cap cut them)  tr (tokens returned)                       — one per key `cg expand` served
  *   req      fmt  h?  bi bo (request bytes as received and as forwarded)  ti to (their tokens)
  *            cs? (1: the turn kept the earlier turns byte-identical, so the provider's cache held)
- *            mi? mo? (tokens cg's own model calls took in and gave out for this request)
+ *            mc? mi? mo? me? (cg's own model calls for this request, the tokens they took in and gave
+ *            out, and how many of them cg counted itself)
  *                                                                          — one per `cg proxy` request
  *
  * Strings are capped (a command at 300 characters, a reason at 200) so a line stays far below the
@@ -72,6 +76,12 @@ export interface OutLine extends Base {
 export interface EvLine extends Base {
   e: 'ev';
   c: string;
+  mc?: number;
+  mi?: number;
+  mo?: number;
+  mr?: number;
+  mw?: number;
+  me?: number;
   a: string;
   f?: string;
   o: string;
@@ -106,8 +116,10 @@ export interface RequestLine extends Base {
   ti: number;
   to: number;
   cs?: 0 | 1;
+  mc?: number;
   mi?: number;
   mo?: number;
+  me?: number;
 }
 
 export type LedgerLine = RunLine | OutLine | EvLine | ExpandLine | RequestLine;
@@ -129,9 +141,30 @@ const CAPS: Record<string, number> = {
 const ORDER: Record<LineKind, readonly string[]> = {
   run: ['fmt', 'tk', 'cmd', 'n', 'rw', 'ub', 'h', 'via'],
   out: ['o', 'cmd', 'tool', 'h', 'nf', 'bi', 'bo', 'ti', 'hi', 'ho', 'to', 'k'],
-  ev: ['c', 'a', 'f', 'o', 'cmd', 'tool', 'why', 'ro', 'bi', 'bo', 'ti', 'to', 'k', 'loss'],
+  ev: [
+    'c',
+    'mc',
+    'mi',
+    'mo',
+    'mr',
+    'mw',
+    'me',
+    'a',
+    'f',
+    'o',
+    'cmd',
+    'tool',
+    'why',
+    'ro',
+    'bi',
+    'bo',
+    'ti',
+    'to',
+    'k',
+    'loss',
+  ],
   x: ['k', 'hit', 'h', 'b', 'hr', 'tr'],
-  req: ['fmt', 'h', 'bi', 'bo', 'ti', 'to', 'cs', 'mi', 'mo'],
+  req: ['fmt', 'h', 'bi', 'bo', 'ti', 'to', 'cs', 'mc', 'mi', 'mo', 'me'],
 };
 
 export function cap(text: string, max: number): string {

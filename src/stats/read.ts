@@ -152,6 +152,10 @@ const KEY_NAMES = [
   'cs',
   'mi',
   'mo',
+  'mc',
+  'mr',
+  'mw',
+  'me',
 ] as const;
 const KEY_CODE = new Uint8Array(5 << 14);
 KEY_NAMES.forEach((k, i) => {
@@ -192,6 +196,10 @@ const K_RO = 32;
 const K_CS = 33;
 const K_MI = 34;
 const K_MO = 35;
+const K_MC = 36;
+const K_MR = 37;
+const K_MW = 38;
+const K_ME = 39;
 
 const KEEP = 0;
 const SKIP = 1;
@@ -464,6 +472,18 @@ class Scanner {
             break;
           case K_MO:
             l.mo = v;
+            break;
+          case K_MC:
+            l.mc = v;
+            break;
+          case K_MR:
+            l.mr = v;
+            break;
+          case K_MW:
+            l.mw = v;
+            break;
+          case K_ME:
+            l.me = v;
             break;
         }
         p = q;

@@ -18,6 +18,9 @@
  * on its way to a host that caps what it shows, the out line also gets the tokens of what the host
  * would have shown (hi, ho): counted at settle time from the host's view of the stashed original,
  * which the pending record references by key like the original itself.
+ *
+ * What cg's own model calls cost rides on the event that carries it (PipelineEvent.modelUsage) into
+ * its ev line (mc, mi, mo, …: model-usage.ts), whatever door the run came through.
  */
 import type { PipelineEvent } from '../pipeline/run.js';
 import { keyOf } from '../store/keys.js';
@@ -33,6 +36,7 @@ import {
   type OutLine,
   type RunLine,
 } from './line.js';
+import { modelFields } from './model-usage.js';
 import { ledgerLocation, statsEnabled } from './paths.js';
 import {
   estimateTokens,
@@ -169,6 +173,7 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
         ...base,
         e: 'ev',
         c: e.component,
+        ...(e.modelUsage ? modelFields(e.modelUsage) : {}),
         a: e.action,
         ...(e.action === 'rewrite' && filterOf(e) ? { f: filterOf(e)! } : {}),
         o: e.output,

@@ -1,6 +1,7 @@
 /**
  * The human-readable `cg stats`: one line saying what the figures are measured against, the totals
- * against what the agent host would have shown beside the raw ones, then by component and by
+ * against what the agent host would have shown beside the raw ones (cg's own model calls, when it
+ * made any, subtracted before the net and listed by component), then by component and by
  * command, then a line each for filters flagged too aggressive and for commands no filter handled
  * (`cg discover` lists those); or (--graph) daily saved tokens as a bar chart. Pure text in, text
  * out: colour comes in as a Paint (identity functions when colour is off), so this file never loads
@@ -126,24 +127,25 @@ function summary(r: StatsReport, p: Paint): string[] {
   const t = r.tokens;
   const c = r.capped;
   const twoColumns = r.hosts.some((h) => h.host !== null && h.outputs > 0);
-  const values = [t.in, t.out, t.saved, t.returned, t.net, c.in, c.out, c.saved, c.net].map(num);
+  const m = r.model;
+  const values = [t.in, t.out, t.saved, t.returned, t.model, t.net, c.in, c.out, c.saved, c.net].map(num);
   const w = Math.max(7, ...values.map((v) => v.length));
   const cell = (n: number, pc?: number | null) =>
     `${num(n).padStart(w)} ${(pc === undefined ? '' : pctText(pc)).padStart(7)}`;
-  const rows: [string, number, number | null | undefined, number, number | null | undefined, string][] = [
+  type Row = [string, number, number | null | undefined, number, number | null | undefined, string];
+  const given = `${num(r.expand.hits)}/${num(r.expand.requests)} keys found`;
+  const rows: Row[] = [
     ['tokens in', c.in, undefined, t.in, undefined, ''],
     ['tokens out', c.out, undefined, t.out, undefined, 'with markers, hints'],
     ['saved', c.saved, c.savedPct, t.saved, t.savedPct, ''],
-    [
-      'given back',
-      c.returned,
-      undefined,
-      t.returned,
-      undefined,
-      `${num(r.expand.hits)}/${num(r.expand.requests)} keys found`,
-    ],
-    ['net saved', c.net, c.netPct, t.net, t.netPct, ''],
+    ['given back', c.returned, undefined, t.returned, undefined, given],
   ];
+  if (m.calls > 0) {
+    const calls = `${num(m.calls)} call${m.calls === 1 ? '' : 's'}`;
+    const counted = m.estimatedCalls > 0 ? `, ${num(m.estimatedCalls)} ≈ counted by cg` : '';
+    rows.push(["cg's model", c.model, undefined, t.model, undefined, `${calls}${counted}`]);
+  }
+  rows.push(['net saved', c.net, c.netPct, t.net, t.netPct, '']);
   const head = twoColumns ? `${'vs host'.padStart(w)}${' '.repeat(10)}${'raw'.padStart(w)}` : '';
   const lines = twoColumns ? [p.dim(`${' '.repeat(14)}${head}`)] : [];
   for (const [label, hv, hp, rv, rp, note] of rows) {
@@ -167,6 +169,15 @@ function notes(r: StatsReport, p: Paint): string[] {
         ),
       ),
     );
+  }
+  if (r.model.calls > 0) {
+    const by = r.components
+      .filter((c) => c.modelCalls > 0)
+      .sort((a, b) => b.modelTokensIn + b.modelTokensOut - (a.modelTokensIn + a.modelTokensOut))
+      .map((c) => `${c.component} ${num(c.modelCalls)}× ${num(c.modelTokensIn + c.modelTokensOut)}`)
+      .join(', ');
+    const { tokensIn, tokensOut } = r.model;
+    out.push(p.dim(clip(`  model calls ${num(tokensIn)} in + ${num(tokensOut)} out: ${by}`)));
   }
   const e = r.estimated;
   if (e.outputs + e.events + e.expands > 0) {
@@ -294,7 +305,8 @@ export function renderGraph(r: StatsReport, p: Paint, columns: number, now = Dat
     const bar = '█'.repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8];
     out.push(`${p.dim(day)}  ${p.green(bar.padEnd(barWidth))}  ${num(v).padStart(valueWidth)}`);
   });
-  out.push(p.dim(`total saved ${num(r.tokens.saved)} tokens, net ${num(r.tokens.net)} after cg expand`));
+  const after = r.tokens.model > 0 ? "cg expand and cg's own model calls" : 'cg expand';
+  out.push(p.dim(`total saved ${num(r.tokens.saved)} tokens, net ${num(r.tokens.net)} after ${after}`));
   return `${out.join('\n')}\n`;
 }
 

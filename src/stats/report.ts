@@ -6,16 +6,18 @@
  *   filter        {since, session}               ISO time or null, session id or null
  *   runs                          compaction runs recorded
  *   outputs       {rewritten, untouched, untouchedBytes}
- *   tokens        {in, out, saved, savedPct, returned, net, netPct}
+ *   tokens        {in, out, saved, savedPct, returned, model, net, netPct}
  *                 in/out: exact tokens of the outputs cg rewrote, before and as written (marker and
- *                 hint included); returned: tokens `cg expand` gave back; net = saved − returned;
+ *                 hint included); returned: tokens `cg expand` gave back; model: tokens cg's own
+ *                 model calls took in and gave out (model.tokens); net = saved − returned − model;
  *                 percentages are of `in` (null when in is 0). Untouched outputs are not in these
  *                 figures (they cost the same with or without cg); their bytes are under outputs.
  *   expand        {requests, hits, misses, hitRate, tokensReturned}   hitRate in % or null
  *   estimated     {outputs, tokensIn, tokensOut, saved, events, expands, tokensReturned}
  *                 figures that could not be counted exactly (bytes/4): never part of the above
  *   components    [{component, rewrites, skips, reverts, fails, tokensIn, tokensOut, saved,
- *                   savedPct, estimated}]            by saved, descending
+ *                   savedPct, estimated, modelCalls, modelTokensIn, modelTokensOut}]
+ *                 by saved, descending; model*: what the component's own model calls cost
  *   commands      [{command, outputs, tokensIn, tokensOut, saved, savedPct, estimated, cappedIn,
  *                   cappedOut, cappedSaved, cappedSavedPct}]  top N, by cappedSaved
  *   unmatched     [{command, count, bytes}]      top N commands cmdfilter found no filter for
@@ -23,9 +25,15 @@
  *   tokenizers    [names]                        tokenizers the counts were made with
  *   ledger        {dir, files, bytes, lines, badLines, duplicates, pendingSettled, pendingLeft,
  *                  pendingBad}
- *   capped        {in, out, saved, savedPct, returned, net, netPct, outputsCapped, measuredAgainst}
+ *   capped        {in, out, saved, savedPct, returned, model, net, netPct, outputsCapped,
+ *                  measuredAgainst}
  *                 the tokens figures measured against what each run's agent host would have shown
- *                 (host-tally.ts); what `cg stats` shows first. Runs with no host count raw.
+ *                 (host-tally.ts); what `cg stats` shows first. Runs with no host count raw. net
+ *                 subtracts cg's model tokens too, and measuredAgainst then says so.
+ *   model         {calls, tokensIn, tokensOut, tokens, cacheRead, cacheWrite, estimatedCalls}
+ *                 cg's own model calls, every door (model-usage.ts); tokensIn includes cache reads
+ *                 and writes; estimatedCalls: calls whose server reported no usage, counted by cg
+ *                 with the run's tokenizer (included in the figures, never left out)
  *   hosts         [{host, runs, via, outputs, outputsCapped, tokensIn, tokensOut, cappedIn,
  *                   cappedOut, shows, source}]
  *   recall        [{component, filter, markers, expands, recalled, tokensReturned,
@@ -33,7 +41,8 @@
  *   discover      {commands, runs, tokens, rows: [{command, runs, bytes, tokens, estimated,
  *                   rewritten, saved}]}          top N commands no filter handled (discover.ts)
  *   requests      {count, counted, tokensIn, tokensOut, saved, savedPct, cacheKnown, cacheStable,
- *                  cacheStableRate, modelTokensIn, modelTokensOut, net, estimated, …}  requests.ts
+ *                  cacheStableRate, modelCalls, modelTokensIn, modelTokensOut, net, estimated, …}
+ *                 requests.ts; its model figures are the same calls as `model`, per request
  *
  * "No filter matched" comes from the cmdfilter component: an event with component `cmdfilter`,
  * action `skip` and the reason 'no filter matches' (what cmdfilter emits today) or 'no filter
@@ -42,6 +51,7 @@
  */
 import type { DiscoverRow } from './discover.js';
 import type { CappedTotals, HostRow } from './host-tally.js';
+import type { ModelTotals } from './model-usage.js';
 import type { RecallRow } from './recall.js';
 import type { RequestTotals } from './requests.js';
 import { UNMATCHED_REASON } from './unfiltered.js';
@@ -60,6 +70,9 @@ export interface ComponentRow {
   saved: number;
   savedPct: number | null;
   estimated: number;
+  modelCalls: number;
+  modelTokensIn: number;
+  modelTokensOut: number;
 }
 
 export interface CommandRow {
@@ -112,6 +125,7 @@ export interface StatsReport {
     saved: number;
     savedPct: number | null;
     returned: number;
+    model: number;
     net: number;
     netPct: number | null;
   };
@@ -136,6 +150,7 @@ export interface StatsReport {
   recall: RecallRow[];
   discover: { commands: number; runs: number; tokens: number; rows: DiscoverRow[] };
   requests: RequestTotals;
+  model: ModelTotals;
 }
 
 export function pct(part: number, whole: number): number | null {

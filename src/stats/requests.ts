@@ -4,18 +4,22 @@
  * its own figures say what a turn cost, which the per-output lines (one per tool output cg
  * rewrote) cannot:
  *
- *   recordRequest({ format, bytesIn, bytesOut, tokensIn?, tokensOut?, cacheStable?, modelTokensIn?,
- *                   modelTokensOut?, host?, session? })
+ *   recordRequest({ format, bytesIn, bytesOut, tokensIn?, tokensOut?, cacheStable?, events?,
+ *                   modelTokensIn?, modelTokensOut?, host?, session? })
  *
  * tokensIn/tokensOut are the body's tokens as received and as forwarded, counted by the caller (the
  * proxy keeps a counter per session); left out, they are estimated from bytes and the line says so.
  * cacheStable: the forwarded body kept every earlier turn byte-identical to the previous request of
- * the session, so the provider's prompt cache could hold. modelTokens*: what cg's own model calls
- * (summarize, model-written filters) took in and gave out for this request — spent to save, and
- * netted out of the saving. Never throws; one O_APPEND write, nothing pending.
+ * the session, so the provider's prompt cache could hold. events: the request's pipeline events
+ * (CompactedRequest.events) — what cg's own model calls (summarize, model-written filters) took in
+ * and gave out for this request is summed from them, exactly as its ev lines record it; spent to
+ * save, and netted out of the saving. modelTokensIn/Out, when given, win over the events' sum.
+ * Never throws; one O_APPEND write, nothing pending.
  */
+import type { PipelineEvent } from '../pipeline/event.js';
 import { appendLines } from './ledger.js';
 import { formatLine, type RequestLine } from './line.js';
+import { modelUsageOf } from './model-usage.js';
 import { ledgerLocation, statsEnabled } from './paths.js';
 import { estimateTokens } from './pending.js';
 import type { ScannedLine } from './scanned-line.js';
@@ -28,6 +32,8 @@ export interface RequestRecord {
   tokensIn?: number;
   tokensOut?: number;
   cacheStable?: boolean;
+  /** The request's pipeline events: cg's own model calls are summed from them. */
+  events?: readonly PipelineEvent[];
   modelTokensIn?: number;
   modelTokensOut?: number;
   host?: string;
@@ -45,6 +51,9 @@ export async function recordRequest(rec: RequestRecord): Promise<void> {
     const t = rec.now ?? Date.now();
     const s = rec.session ?? (env.CG_SESSION || undefined);
     const estimated = rec.tokensIn === undefined || rec.tokensOut === undefined;
+    const model = rec.events ? modelUsageOf(rec.events) : undefined;
+    const modelIn = rec.modelTokensIn ?? model?.in;
+    const modelOut = rec.modelTokensOut ?? model?.out;
     const line: RequestLine = {
       t,
       r: `q${t.toString(36)}${process.pid.toString(36)}${(counter++).toString(36)}`,
@@ -58,8 +67,10 @@ export async function recordRequest(rec: RequestRecord): Promise<void> {
       ti: rec.tokensIn ?? estimateTokens(rec.bytesIn),
       to: rec.tokensOut ?? estimateTokens(rec.bytesOut),
       ...(rec.cacheStable !== undefined ? { cs: rec.cacheStable ? 1 : 0 } : {}),
-      ...(rec.modelTokensIn ? { mi: rec.modelTokensIn } : {}),
-      ...(rec.modelTokensOut ? { mo: rec.modelTokensOut } : {}),
+      ...(model ? { mc: model.calls } : {}),
+      ...(modelIn ? { mi: modelIn } : {}),
+      ...(modelOut ? { mo: modelOut } : {}),
+      ...(model?.estimated ? { me: model.estimated } : {}),
     };
     await appendLines(ledgerLocation(env), [formatLine(line)]);
   } catch {
@@ -79,7 +90,8 @@ export interface RequestTotals {
   cacheKnown: number;
   cacheStable: number;
   cacheStableRate: number | null;
-  /** Tokens cg's own model calls took in and gave out, and the saving net of them. */
+  /** cg's own model calls (when the proxy passed its events), their tokens, the saving net of them. */
+  modelCalls: number;
   modelTokensIn: number;
   modelTokensOut: number;
   net: number;
@@ -99,6 +111,7 @@ export class RequestTally {
     tokensOut: 0,
     cacheKnown: 0,
     cacheStable: 0,
+    modelCalls: 0,
     modelTokensIn: 0,
     modelTokensOut: 0,
     estimated: 0,
@@ -108,6 +121,7 @@ export class RequestTally {
   add(l: ScannedLine): void {
     const t = this.t;
     t.count++;
+    t.modelCalls += l.mc;
     t.modelTokensIn += l.mi;
     t.modelTokensOut += l.mo;
     if (l.cs >= 0) {

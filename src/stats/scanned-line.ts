@@ -7,9 +7,9 @@
  *
  * Fields a kind does not need may be left at their defaults when the scan stopped early: run
  * (all), out (cmd tool h nf ti hi ho to est), ev (c and action; rewrite: f ti to k est; cmdfilter
- * skip: cmd tool why ro bi), x (k hit h hr tr est), req (all). hi, ho and hr are -1 when the line
- * has none (the host showed the text whole: read ti, to and tr); cs is -1 when a req line does not
- * say.
+ * skip: cmd tool why ro bi; every ev line: mc mi mo mr mw me), x (k hit h hr tr est), req (all).
+ * hi, ho and hr are -1 when the line has none (the host showed the text whole: read ti, to and
+ * tr); cs is -1 when a req line does not say.
  */
 
 /** The string fields, by the index of their positions in Line.pos. */
@@ -57,8 +57,12 @@ export interface ScannedLine {
   nf: number;
   ro: number;
   cs: number;
+  mc: number;
   mi: number;
   mo: number;
+  mr: number;
+  mw: number;
+  me: number;
   est: boolean;
   /** Whether the line has the string field F_*. */
   has(field: number): boolean;
@@ -96,8 +100,12 @@ export class Line implements ScannedLine {
   nf = 0;
   ro = 0;
   cs = -1;
+  mc = 0;
   mi = 0;
   mo = 0;
+  mr = 0;
+  mw = 0;
+  me = 0;
   est = false;
   /** [open quote, close quote] of each string field F_*; open is -1 when absent. */
   readonly pos: number[] = new Array<number>(FIELDS * 2).fill(-1);
@@ -105,7 +113,7 @@ export class Line implements ScannedLine {
   reset(): void {
     this.t = this.kind = this.action = 0;
     this.bi = this.bo = this.ti = this.to = this.tr = this.b = this.n = this.rw = this.ub = this.hit = 0;
-    this.nf = this.ro = this.mi = this.mo = 0;
+    this.nf = this.ro = this.mc = this.mi = this.mo = this.mr = this.mw = this.me = 0;
     this.hi = this.ho = this.hr = this.cs = -1;
     this.est = false;
     const pos = this.pos;

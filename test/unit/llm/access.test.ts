@@ -25,7 +25,10 @@ describe('the model as components see it', () => {
   it('caps what a component asks for at model.max_output_tokens, and passes smaller asks through', async () => {
     const m = access(300);
     if (!m.available) throw new Error(m.reason);
-    expect(await m.complete({ system: 's', prompt: 'p', maxTokens: 2500 })).toEqual({ ok: true, text: 'ok' });
+    expect(await m.complete({ system: 's', prompt: 'p', maxTokens: 2500 })).toMatchObject({
+      ok: true,
+      text: 'ok',
+    });
     await m.complete({ system: 's', prompt: 'p', maxTokens: 100 });
     await m.complete({ system: 's', prompt: 'p' });
     const asked = server.requests.map((r) => (r.body as { max_tokens: number }).max_tokens);

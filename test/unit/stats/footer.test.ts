@@ -59,4 +59,42 @@ describe('the run footer', () => {
       }),
     ).toBe(`cg: 12,345 → 1,234 tokens (−90%) · cg expand ${'a'.repeat(16)} (+1 more)`);
   });
+
+  it("says what the run's own model calls cost, ≈ when cg counted them itself", () => {
+    const counts = {
+      tokensIn: 12_345,
+      tokensOut: 1_234,
+      estimate: false,
+      keys: ['a'.repeat(16)],
+      counted: new Map(),
+    };
+    const model = { calls: 1, in: 2400, out: 6, cacheRead: 0, cacheWrite: 0, estimated: 0 };
+    expect(footerLine({ ...counts, model })).toBe(
+      `cg: 12,345 → 1,234 tokens (−90%) · cg's model 2,406 tokens · cg expand ${'a'.repeat(16)}`,
+    );
+    expect(footerLine({ ...counts, model: { ...model, estimated: 1 } })).toMatch(
+      / · cg's model ≈2,406 tokens · /,
+    );
+  });
+
+  it('carries the model cost of the events it counts', async () => {
+    const events = [
+      {
+        component: 'extract',
+        output: 'stdin',
+        action: 'rewrite' as const,
+        bytesIn: 8,
+        bytesOut: 2,
+        ms: 0,
+        before: 'a\nb\nc\nd\n',
+        after: 'a\n',
+        modelUsage: { calls: 1, in: 90, out: 3, cacheRead: 0, cacheWrite: 0, estimated: 0 },
+      },
+    ];
+    expect((await countRun(events, createTokens('o200k')))?.model).toMatchObject({
+      calls: 1,
+      in: 90,
+      out: 3,
+    });
+  });
 });

@@ -2,6 +2,7 @@
  * Helpers for the stats tests: a private ledger location in a temp dir, and reading it back into a
  * report the way `cg stats` does.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LedgerLocation, ledgerLocation } from '../../../src/stats/paths.js';
 import { type ReadFilter, readLedger } from '../../../src/stats/read.js';
@@ -38,4 +39,13 @@ export async function report(loc: LedgerLocation, filter: ReadFilter = {}, top =
       pendingBad: 0,
     },
   });
+}
+
+/** Every line of the ledger files in `dir`, parsed in full with JSON.parse. */
+export function ledgerLines(dir: string): Record<string, unknown>[] {
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.jsonl'))
+    .flatMap((n) => readFileSync(join(dir, n), 'utf8').split('\n'))
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }

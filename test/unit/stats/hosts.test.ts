@@ -87,4 +87,21 @@ describe('the line saying what the figures are measured against', () => {
     expect(baselineLine(['claude-code'])).toMatch(/Claude Code .*30,000/);
     expect(baselineLine([undefined])).toMatch(/no agent host recorded/);
   });
+
+  it("says cg's own model calls are netted out when they are, within 80 columns for every mix", () => {
+    const names = HOSTS.map((h) => h.name);
+    const mixes: (string | undefined)[][] = [[], [undefined], ['aider'], [...names, 'aider', undefined]];
+    for (const n of names) mixes.push([n], [n, undefined]);
+    mixes.push(names, [...names, undefined]);
+    for (const mix of mixes) {
+      const line = baselineLine(mix, true);
+      expect([...line].length).toBeLessThanOrEqual(80);
+      expect(line).toMatch(/net of cg's own model calls$/);
+      expect(baselineLine(mix)).not.toMatch(/model/);
+    }
+    expect(baselineLine(['claude-code'], true)).toMatch(/^vs host: .*Claude Code/);
+    expect(baselineLine([...names, undefined], true)).toBe(
+      "vs host: Claude Code, Codex, Gemini CLI, else raw · net of cg's own model calls",
+    );
+  });
 });

@@ -137,6 +137,16 @@ describe('the ledger reader', () => {
         ti: fc.nat(),
         to: fc.nat(),
         est: fc.boolean(),
+        model: fc.option(
+          fc.record({
+            mc: fc.integer({ min: 1, max: 3 }),
+            mi: fc.nat(),
+            mo: fc.nat(),
+            mr: fc.nat(),
+            me: fc.nat(1),
+          }),
+          { nil: undefined },
+        ),
       }),
       fc.record({ e: fc.constant('x' as const), hit: fc.boolean(), tr: fc.nat(), est: fc.boolean() }),
     );
@@ -181,6 +191,7 @@ describe('the ledger reader', () => {
                 ...est,
                 ...(x.why !== undefined ? { why: x.why } : {}),
                 ...(x.cmd !== undefined ? { cmd: x.cmd } : {}),
+                ...(x.model ?? {}),
               });
             default:
               return { ...b, e: 'x', k: '0123456789abcdef', hit: x.hit ? 1 : 0, b: 4, tr: x.tr, ...est };
@@ -199,6 +210,18 @@ describe('the ledger reader', () => {
         expect(r.tokens.out).toBe(sum(outs, 'to'));
         expect(r.expand.tokensReturned).toBe(sum(hits, 'tr'));
         expect(r.estimated.outputs).toBe(all.filter((o) => o.e === 'out' && o.est).length);
+        const evs = all.filter((o) => o.e === 'ev');
+        const model = ['mc', 'mi', 'mo', 'mr', 'me'].map((f) => sum(evs, f));
+        expect([
+          r.model.calls,
+          r.model.tokensIn,
+          r.model.tokensOut,
+          r.model.cacheRead,
+          r.model.estimatedCalls,
+        ]).toEqual(model);
+        expect(r.tokens.net).toBe(
+          sum(outs, 'ti') - sum(outs, 'to') - sum(hits, 'tr') - model[1]! - model[2]!,
+        );
         for (const row of r.components) {
           const mine = all.filter((o) => o.e === 'ev' && o.c === row.component);
           expect([row.rewrites, row.skips, row.reverts, row.fails]).toEqual(
@@ -212,6 +235,11 @@ describe('the ledger reader', () => {
               'ti',
             ),
           );
+          expect([row.modelCalls, row.modelTokensIn, row.modelTokensOut]).toEqual([
+            sum(mine, 'mc'),
+            sum(mine, 'mi'),
+            sum(mine, 'mo'),
+          ]);
         }
         const unmatched = all.filter(
           (o) =>

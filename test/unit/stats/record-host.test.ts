@@ -15,7 +15,7 @@ import { recordCompaction, recordExpand } from '../../../src/stats/record.js';
 import { recordRequest } from '../../../src/stats/requests.js';
 import { createFsStore, STORE_DEFAULTS } from '../../../src/store/fs-store.js';
 import { tempDir } from '../../helpers.js';
-import { tempLedger } from './helpers.js';
+import { ledgerLines, tempLedger } from './helpers.js';
 
 function seq(n: number): string {
   let s = '';
@@ -24,14 +24,6 @@ function seq(n: number): string {
 }
 
 const store = () => createFsStore({ dir: join(tempDir(), 'store'), ...STORE_DEFAULTS });
-
-function ledgerLines(dir: string): Record<string, unknown>[] {
-  return readdirSync(dir)
-    .filter((n) => n.endsWith('.jsonl'))
-    .flatMap((n) => readFileSync(join(dir, n), 'utf8').split('\n'))
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
-}
 
 const ev = (e: Partial<PipelineEvent> & Pick<PipelineEvent, 'component' | 'action'>): PipelineEvent => ({
   output: 'stdin',

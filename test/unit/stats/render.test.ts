@@ -65,7 +65,7 @@ describe('rendering', () => {
 });
 
 describe('the default view', () => {
-  async function busyReport() {
+  async function busyReport(modelCalls = false) {
     const { appendLines } = await import('../../../src/stats/ledger.js');
     const { formatLine } = await import('../../../src/stats/line.js');
     const { report, tempLedger } = await import('./helpers.js');
@@ -146,6 +146,23 @@ describe('the default view', () => {
       if (i < 3) lines.push(formatLine({ ...base, e: 'x', k, hit: 1, b: 9, tr: 7 }));
     }
     lines.push(formatLine({ ...base, e: 'out', o: 'y', bi: 1, bo: 1, ti: 9, to: 1, est: 1 }));
+    if (modelCalls) {
+      const model = (c: string, mc: number, mi: number, mo: number, me = 0) =>
+        formatLine({
+          ...base,
+          e: 'ev',
+          c,
+          mc,
+          mi,
+          mo,
+          ...(me ? { me } : {}),
+          a: 'skip',
+          o: '*',
+          bi: 0,
+          bo: 0,
+        });
+      lines.push(model('extract', 3, 12_000, 900), model('summarize', 1, 40_000, 1200, 1));
+    }
     await appendLines(loc, lines);
     const r = await report(loc, {}, 100);
     r.ledger.pendingLeft = 3;
@@ -163,6 +180,23 @@ describe('the default view', () => {
     expect(text).toMatch(/\ntoo aggressive \(markers back >30%\): cmdfilter\/git-log 37\.5% of 8\n/);
     expect(text).toMatch(/\nno filter: .* · cg discover$/m);
     expect(text).toMatch(/\n {2}pending /);
+  });
+
+  it("shows cg's own model calls, by component, subtracted before the net and said so, on one screen", async () => {
+    const plain = await busyReport();
+    const r = await busyReport(true);
+    const text = renderTable(r, PLAIN);
+    const lines = text.trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(24);
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(80);
+    expect(lines[1]).toBe("vs host: what Claude Code shows · net of cg's own model calls");
+    expect(text).toMatch(/\n {2}cg's model +54,100 +54,100 +4 calls, 1 ≈ .*\n {2}net saved +-30,601 /);
+    expect(text).toMatch(
+      /\n {2}model calls 52,000 in \+ 2,100 out: summarize 1× 41,200, extract 3× 12,900\n/,
+    );
+    expect(r.tokens.net).toBe(plain.tokens.net - 54_100);
+    expect(r.capped.net).toBe(plain.capped.net - 54_100);
+    expect(renderTable(plain, PLAIN)).not.toMatch(/model/);
   });
 
   it('shows as many rows as --top asks for, past one screen', async () => {

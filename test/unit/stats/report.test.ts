@@ -63,6 +63,7 @@ describe('the stats report', () => {
       saved: 1350,
       savedPct: 90,
       returned: 320,
+      model: 0,
       net: 1030,
       netPct: 68.7,
     });
@@ -279,5 +280,49 @@ describe('the accounting a sceptic can check', () => {
       estimatedTokensIn: 9999,
     });
     expect(r.runs).toBe(0); // requests are not compaction runs
+  });
+
+  it("nets cg's own model calls out of the saving, vs host and raw, and counts them by component", async () => {
+    const r = await reportOf([
+      { ...base, e: 'run', fmt: 'text', tk: 'o200k', n: 2, rw: 2, ub: 0, h: 'claude-code', via: 'hook' },
+      out('pytest', 40_000, 400, { h: 'claude-code', hi: 700, ho: 400 }),
+      out('make', 2000, 200, { h: 'claude-code' }),
+      ev('extract', 'rewrite', { mc: 1, mi: 3000, mo: 120, mr: 2048, ti: 2000, to: 200 }),
+      ev('extract', 'skip', { mc: 2, mi: 500, mo: 0, me: 1, why: 'model strategy not used' }),
+      ev('summarize', 'rewrite', { o: '@messages:1-9', mc: 1, mi: 800, mo: 80, mw: 600 }),
+      ev('collapse', 'rewrite', { ti: 40_000, to: 400 }),
+      x(true, 100),
+    ]);
+    expect(r.model).toEqual({
+      calls: 4,
+      tokensIn: 4300,
+      tokensOut: 200,
+      tokens: 4500,
+      cacheRead: 2048,
+      cacheWrite: 600,
+      estimatedCalls: 1,
+    });
+    // raw: 42,000 → 600 saved 41,400, minus 100 given back, minus 4,500 of cg's model.
+    expect(r.tokens).toMatchObject({ saved: 41_400, returned: 100, model: 4500, net: 36_800 });
+    // vs host: 2,700 → 600 saved 2,100, minus the same 100 and 4,500: cg cost more than it saved.
+    expect(r.capped).toMatchObject({ saved: 2100, returned: 100, model: 4500, net: -2500 });
+    expect(r.capped.measuredAgainst).toMatch(/Claude Code.* · net of cg's own model calls$/);
+    const row = (name: string) => r.components.find((c) => c.component === name)!;
+    expect(row('extract')).toMatchObject({
+      modelCalls: 3,
+      modelTokensIn: 3500,
+      modelTokensOut: 120,
+      rewrites: 1,
+      skips: 1,
+    });
+    expect(row('summarize')).toMatchObject({ modelCalls: 1, modelTokensIn: 800, modelTokensOut: 80 });
+    expect(row('collapse')).toMatchObject({ modelCalls: 0, modelTokensIn: 0, modelTokensOut: 0 });
+  });
+
+  it('says nothing of model calls when cg made none', async () => {
+    const r = await reportOf([out('pytest', 1000, 100), ev('collapse', 'rewrite', { ti: 1000, to: 100 })]);
+    expect(r.model).toMatchObject({ calls: 0, tokens: 0 });
+    expect(r.tokens.net).toBe(900);
+    expect(r.capped.measuredAgainst).not.toMatch(/model/);
   });
 });
