@@ -21,7 +21,11 @@ describe('config file mistakes', () => {
       'components:\n  summarise: {}\n',
       'components.summarise: unknown key (did you mean summarize?)',
     ],
-    ['a mistyped store key', 'store:\n  ttl_dyas: 3\n', 'store.ttl_dyas: unknown key (did you mean ttl_days?)'],
+    [
+      'a mistyped store key',
+      'store:\n  ttl_dyas: 3\n',
+      'store.ttl_dyas: unknown key (did you mean ttl_days?)',
+    ],
     [
       'a bad value in a nested section',
       'components:\n  summarize:\n    trigger: { min_messages: many }\n',

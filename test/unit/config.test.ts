@@ -104,9 +104,19 @@ describe('config', () => {
   });
 
   it('reads store sizes in MiB and keeps a relative store.dir relative to the file', () => {
-    const cfg = parseConfigObject({ store: { max_mb: 3, max_entry_mb: 2, dir: 'cache' } }, '/etc/cg/config.yaml');
-    expect(cfg.store).toMatchObject({ maxBytes: 3 * 2 ** 20, maxEntryBytes: 2 * 2 ** 20, dir: '/etc/cg/cache' });
-    expect(parseConfigObject({}).store).toMatchObject({ maxBytes: 512 * 2 ** 20, maxEntryBytes: 64 * 2 ** 20 });
+    const cfg = parseConfigObject(
+      { store: { max_mb: 3, max_entry_mb: 2, dir: 'cache' } },
+      '/etc/cg/config.yaml',
+    );
+    expect(cfg.store).toMatchObject({
+      maxBytes: 3 * 2 ** 20,
+      maxEntryBytes: 2 * 2 ** 20,
+      dir: '/etc/cg/cache',
+    });
+    expect(parseConfigObject({}).store).toMatchObject({
+      maxBytes: 512 * 2 ** 20,
+      maxEntryBytes: 64 * 2 ** 20,
+    });
     expect('dir' in parseConfigObject({}).store).toBe(false);
   });
 
