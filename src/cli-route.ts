@@ -9,6 +9,7 @@
  * with the nearest command name suggested.
  */
 import type { Command } from 'commander';
+import { editDistance } from './config/nearest.js';
 
 export type Route = { argv: string[] } | { error: string };
 
@@ -47,22 +48,6 @@ function firstOperand(argv: readonly string[], takesValue: Set<string>): number 
     }
   }
   return -1;
-}
-
-/** Optimal-string-alignment distance (the edit distance commander itself suggests with). */
-function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
-  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = best;
-    }
-  }
-  return d[a.length]![b.length]!;
 }
 
 /** Words people type for an option. */

@@ -11,71 +11,70 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { COMPONENTS, findComponent } from './components/index.js';
+import { COMPONENTS } from './components/index.js';
+import { boolean, type ConfigOf, integer, oneOf, parsedBy, section, string } from './config/fields.js';
 import { ConfigError } from './errors.js';
-import { MODEL_CONFIG_DEFAULTS, type ModelConfig, parseModelConfig } from './llm/endpoint.js';
-import { hintFor, MARKER_MODES, markerModeFromEnv } from './marker-mode.js';
-import { isPreset, PRESET_NAMES, type PresetName } from './presets.js';
-import { PROXY_CONFIG_DEFAULTS, type ProxyConfig, parseProxyConfig } from './proxy/config.js';
+import { MODEL_CONFIG } from './llm/endpoint.js';
+import { hintFor, MARKER_MODES, type MarkerMode, markerModeFromEnv } from './marker-mode.js';
+import { PRESET_NAMES } from './presets.js';
+import { PROXY_CONFIG } from './proxy/config.js';
 import { DEFAULT_HINT } from './store/marker.js';
-import {
-  parseRedisSettings,
-  REDIS_DEFAULTS,
-  REDIS_STORE_KEYS,
-  type RedisSettings,
-} from './store/redis-config.js';
-import { TOKENIZERS, type TokenizerName } from './tokens.js';
+import { REDIS_FIELDS } from './store/redis-config.js';
+import { TOKENIZERS } from './tokens.js';
 import { announceIgnored } from './trust/notice.js';
 import { readTextFile } from './trust/read.js';
 import { configHome } from './trust/record.js';
 import { projectTrust } from './trust/state.js';
 import { parseYamlFile } from './trust/yaml.js';
-import { boolean, describe, integer, mapping, oneOf, string } from './validate.js';
 
-/** The Redis keys (url, prefix, …) are described in store/redis-config.ts. */
-export interface StoreConfig extends RedisSettings {
-  /** From the config file; CG_STORE_DIR still wins over it. */
-  dir?: string;
-  ttlDays: number;
-  maxBytes: number;
-  compress: boolean;
+const MIB = 2 ** 20;
+
+/** The store section; the Redis keys (url, prefix, …) are described in store/redis-config.ts. */
+const STORE = section({
+  /** From the config file, relative to it; CG_STORE_DIR still wins over it. */
+  dir: string().optional(),
+  ttlDays: integer().key('ttl_days').or(14),
+  maxBytes: integer({ min: 1 })
+    .key('max_mb')
+    .or(512)
+    .to((mb) => mb * MIB),
+  compress: boolean().or(true),
   /** Text after the marker: {key} and {args} are filled in. */
-  hint: string;
-}
+  hint: string().check(hintProblem).optional(),
+  /** full or compact: a shorthand for the hint (marker-mode.ts). */
+  marker: oneOf(MARKER_MODES).optional(),
+  ...REDIS_FIELDS,
+}).to(markerHint);
+export type StoreConfig = ConfigOf<typeof STORE>;
 
-export interface CgConfig {
+export const STORE_CONFIG_DEFAULTS: Readonly<StoreConfig> = Object.freeze(STORE.defaults);
+
+/** Each component's own section, parsed by its parseConfig; only those the file mentions. */
+const COMPONENT_SETTINGS = section(
+  Object.fromEntries(COMPONENTS.map((c) => [c.name, parsedBy((raw) => c.parseConfig(raw)).optional()])),
+).to((components): Record<string, unknown> => components);
+
+const CONFIG = section({
+  preset: oneOf(PRESET_NAMES).optional(),
+  /** Parsed per-component config, keyed by component name (only those the file mentions). */
+  components: COMPONENT_SETTINGS,
+  store: STORE,
+  tokenizer: oneOf(TOKENIZERS).or('o200k'),
+  /** The model for model-assisted components (extract's code strategy, summarize). */
+  model: MODEL_CONFIG,
+  /** A section whose feature lands later: accepted only empty, so a typo is never silently ignored. */
+  filters: section({}),
+  /** `cg proxy`: upstreams, preset, deadline (honoured only from the user's own config). */
+  proxy: PROXY_CONFIG,
+}).to(({ filters, ...cfg }) => cfg);
+
+export type CgConfig = ConfigOf<typeof CONFIG> & {
   /** The file this came from, if any. */
   file?: string;
-  preset?: PresetName;
-  /** Parsed per-component config, keyed by component name (only those the file mentions). */
-  components: Record<string, unknown>;
-  store: StoreConfig;
-  tokenizer: TokenizerName;
-  /** The model for model-assisted components (extract's code strategy, summarize). */
-  model: ModelConfig;
-  /** `cg proxy`: upstreams, preset, deadline (honoured only from the user's own config). */
-  proxy: ProxyConfig;
-}
-
-export const STORE_CONFIG_DEFAULTS: StoreConfig = {
-  ...REDIS_DEFAULTS,
-  ttlDays: 14,
-  maxBytes: 512 * 1024 * 1024,
-  compress: true,
-  hint: DEFAULT_HINT,
 };
 
-const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filters', 'proxy'] as const;
-const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint', 'marker', ...REDIS_STORE_KEYS] as const;
-
 export function defaultConfig(): CgConfig {
-  return {
-    components: {},
-    store: { ...STORE_CONFIG_DEFAULTS },
-    tokenizer: 'o200k',
-    model: { ...MODEL_CONFIG_DEFAULTS },
-    proxy: { ...PROXY_CONFIG_DEFAULTS },
-  };
+  return CONFIG.defaults;
 }
 
 /** Where a config came from: the user named it, the project (trusted) or the user's own file. */
@@ -152,66 +151,27 @@ function readConfigText(file: string): string {
 
 /** Validates an already-parsed config object (also used by the library API). */
 export function parseConfigObject(raw: unknown, file?: string): CgConfig {
-  const top = mapping(raw, '', TOP_KEYS);
-  const cfg = defaultConfig();
+  const cfg: CgConfig = CONFIG.parse(raw);
   if (file) cfg.file = file;
-  if (top.preset !== undefined) {
-    if (typeof top.preset !== 'string' || !isPreset(top.preset)) {
-      throw new ConfigError(
-        'preset',
-        `expected one of ${PRESET_NAMES.join(', ')}, got ${describe(top.preset)}`,
-      );
-    }
-    cfg.preset = top.preset;
-  }
-  cfg.tokenizer = oneOf(top.tokenizer, 'tokenizer', TOKENIZERS, 'o200k');
-  const comps = mapping(
-    top.components,
-    'components',
-    COMPONENTS.map((c) => c.name),
-  );
-  for (const [name, value] of Object.entries(comps)) {
-    const component = findComponent(name)!;
-    try {
-      cfg.components[name] = component.parseConfig(value ?? {});
-    } catch (err) {
-      if (err instanceof ConfigError) throw err.under(`components.${name}`);
-      throw new ConfigError(`components.${name}`, (err as Error).message);
-    }
-  }
-  const store = mapping(top.store, 'store', STORE_KEYS);
-  cfg.store = {
-    ...(store.dir !== undefined ? { dir: storeDir(string(store.dir, 'store.dir', ''), file) } : {}),
-    ttlDays: integer(store.ttl_days, 'store.ttl_days', STORE_CONFIG_DEFAULTS.ttlDays, 0),
-    maxBytes: integer(store.max_mb, 'store.max_mb', STORE_CONFIG_DEFAULTS.maxBytes / 2 ** 20, 1) * 2 ** 20,
-    compress: boolean(store.compress, 'store.compress', true),
-    hint: string(store.hint, 'store.hint', DEFAULT_HINT),
-    ...parseRedisSettings(store),
-  };
-  if (!cfg.store.hint.includes('{key}') && cfg.store.hint.trim() !== '') {
-    throw new ConfigError('store.hint', 'must contain {key} so the agent knows what to expand (or be empty)');
-  }
-  if (store.marker !== undefined) {
-    const mode = oneOf(store.marker, 'store.marker', MARKER_MODES, 'full');
-    if (mode === 'compact' && store.hint !== undefined && cfg.store.hint !== '')
-      throw new ConfigError('store.marker', 'compact writes no hint: drop store.hint or set it to ""');
-    cfg.store.hint = hintFor(mode, cfg.store.hint);
-  }
-  try {
-    cfg.model = parseModelConfig(top.model);
-  } catch (err) {
-    if (err instanceof ConfigError) throw err.under('model');
-    throw err;
-  }
-  try {
-    cfg.proxy = parseProxyConfig(top.proxy);
-  } catch (err) {
-    if (err instanceof ConfigError) throw err.under('proxy');
-    throw err;
-  }
-  // A section whose feature lands later: accepted only empty, so a typo is never silently ignored.
-  mapping(top.filters, 'filters', []);
+  if (cfg.store.dir !== undefined) cfg.store.dir = storeDir(cfg.store.dir, file);
   return cfg;
+}
+
+function hintProblem(hint: string): string | undefined {
+  return hint.includes('{key}') || hint.trim() === ''
+    ? undefined
+    : 'must contain {key} so the agent knows what to expand (or be empty)';
+}
+
+/** store.marker is a shorthand for the hint: compact writes none, so it refuses one beside it. */
+function markerHint<S extends { hint?: string; marker?: MarkerMode }>(
+  { hint, marker, ...store }: S,
+  path: string,
+): Omit<S, 'hint' | 'marker'> & { hint: string } {
+  if (marker === 'compact' && hint !== undefined && hint !== '')
+    throw new ConfigError(`${path}.marker`, 'compact writes no hint: drop store.hint or set it to ""');
+  const written = hint ?? DEFAULT_HINT;
+  return { ...store, hint: marker ? hintFor(marker, written) : written };
 }
 
 /** ~ is the home directory; a relative dir is relative to the file that names it, not the cwd. */

@@ -11,9 +11,11 @@
  * the body already has the API's maximum of four (the pipeline checks that).
  */
 import type { StructuralEdit, TranscriptComponent } from '../component.js';
-import { mapping } from '../validate.js';
+import { type ConfigOf, section } from '../config/fields.js';
 
-export type CacheinjectConfig = Record<string, never>;
+/** It takes no settings: an empty section, so any key is refused. */
+const CONFIG = section({});
+export type CacheinjectConfig = ConfigOf<typeof CONFIG>;
 
 /** Blocks the API refuses a cache_control on. */
 const NO_BREAKPOINT = new Set(['thinking', 'redacted_thinking']);
@@ -23,12 +25,8 @@ export const cacheinject: TranscriptComponent<CacheinjectConfig> = {
   lossy: false,
   scope: 'transcript',
   summary: 'Anthropic: add a prompt-cache breakpoint before the newest turn (no text changes)',
-  defaults: {},
-
-  parseConfig(raw: unknown): CacheinjectConfig {
-    mapping(raw, '', []);
-    return {};
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   run() {
     return new Map();

@@ -18,17 +18,16 @@
  * filter would cost more than the filter saves on small outputs.
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
+import { type ConfigOf, integer, list, section, string } from '../config/fields.js';
 import { byteLength } from '../tokens.js';
-import { integer, mapping, stringList } from '../validate.js';
 
-export interface CmdfilterConfig {
+const CONFIG = section({
   /** Outputs with fewer tokens (estimated at 4 bytes a token) are left alone. */
-  min_tokens: number;
+  min_tokens: integer().or(50),
   /** Filter names never to apply (the next matching filter is used instead). */
-  disabled: string[];
-}
-
-const DEFAULTS: CmdfilterConfig = { min_tokens: 50, disabled: [] };
+  disabled: list(string(), 'a list of strings'),
+});
+export type CmdfilterConfig = ConfigOf<typeof CONFIG>;
 const BYTES_PER_TOKEN = 4;
 
 export const cmdfilter: OutputComponent<CmdfilterConfig> = {
@@ -36,16 +35,9 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
   lossy: true,
   scope: 'output',
   summary: "Apply the declarative filter for the output's command (builtin, user, project or --filters YAML)",
-  defaults: DEFAULTS,
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
   usesFilters: true,
-
-  parseConfig(raw: unknown): CmdfilterConfig {
-    const m = mapping(raw, '', ['min_tokens', 'disabled']);
-    return {
-      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
-      disabled: stringList(m.disabled, 'disabled', DEFAULTS.disabled),
-    };
-  },
 
   applies(o, cfg) {
     // A UTF-16 unit is at most 3 UTF-8 bytes: texts this short are under min_tokens for sure.

@@ -7,35 +7,25 @@
  * text is walked with indexOf/lastIndexOf, never split into an array.
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
-import { integer, mapping } from '../validate.js';
+import { type ConfigOf, integer, section } from '../config/fields.js';
 
-export interface CollapseConfig {
+const CONFIG = section({
   /** Outputs with at most this many tokens are left alone. */
-  max_tokens: number;
-  head_lines: number;
-  tail_lines: number;
+  max_tokens: integer().or(2000),
+  head_lines: integer().or(20),
+  tail_lines: integer().or(20),
   /** Kept lines longer than this are cut in the middle; 0 never cuts. */
-  max_line_chars: number;
-}
-
-const DEFAULTS: CollapseConfig = { max_tokens: 2000, head_lines: 20, tail_lines: 20, max_line_chars: 400 };
+  max_line_chars: integer().or(400),
+});
+export type CollapseConfig = ConfigOf<typeof CONFIG>;
 
 export const collapse: OutputComponent<CollapseConfig> = {
   name: 'collapse',
   lossy: true,
   scope: 'output',
   summary: 'Keep the first and last lines of a long output (and cut giant lines); the rest is stashed',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): CollapseConfig {
-    const m = mapping(raw, '', ['max_tokens', 'head_lines', 'tail_lines', 'max_line_chars']);
-    return {
-      max_tokens: integer(m.max_tokens, 'max_tokens', DEFAULTS.max_tokens),
-      head_lines: integer(m.head_lines, 'head_lines', DEFAULTS.head_lines),
-      tail_lines: integer(m.tail_lines, 'tail_lines', DEFAULTS.tail_lines),
-      max_line_chars: integer(m.max_line_chars, 'max_line_chars', DEFAULTS.max_line_chars),
-    };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   applies(o, cfg) {
     // A UTF-16 unit is at most 3 UTF-8 bytes and a token at least 1 byte: shorter texts cannot exceed.

@@ -5,25 +5,18 @@
  * and the model has read it there. Outputs under min_tokens stay (a placeholder saves too little).
  */
 import { MARKER_SLOT, type Outcome, type TranscriptComponent } from '../component.js';
-import { integer, mapping } from '../validate.js';
+import { type ConfigOf, integer, section } from '../config/fields.js';
 
-export interface DedupConfig {
-  min_tokens: number;
-}
-
-const DEFAULTS: DedupConfig = { min_tokens: 100 };
+const CONFIG = section({ min_tokens: integer().or(100) });
+export type DedupConfig = ConfigOf<typeof CONFIG>;
 
 export const dedup: TranscriptComponent<DedupConfig> = {
   name: 'dedup',
   lossy: true,
   scope: 'transcript',
   summary: 'Replace a tool output identical to an earlier one by a reference; the original is stashed',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): DedupConfig {
-    const m = mapping(raw, '', ['min_tokens']);
-    return { min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens) };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   async run(outputs, cfg, ctx) {
     const out = new Map<string, Outcome>();

@@ -20,36 +20,28 @@ import {
   type OutputView,
   type RunContext,
 } from '../component.js';
-import { ConfigError } from '../errors.js';
+import { boolean, type ConfigOf, integer, number, oneOf, section } from '../config/fields.js';
 import { keywords } from '../input/keywords.js';
-import type { CodeStrategyConfig } from '../llm/code-strategy.js';
-import { boolean, integer, mapping, number, oneOf } from '../validate.js';
 
 export type ExtractStrategy = 'deterministic' | 'code' | 'rlm';
 const STRATEGIES: readonly ExtractStrategy[] = ['deterministic', 'code', 'rlm'];
 
-export interface ExtractConfig extends CodeStrategyConfig {
-  strategy: ExtractStrategy;
-  min_tokens: number;
-  head_lines: number;
-  tail_lines: number;
+const CONFIG = section({
+  strategy: oneOf(STRATEGIES).or('deterministic'),
+  min_tokens: integer().or(300),
+  head_lines: integer().or(5),
+  tail_lines: integer().or(5),
   /** Query keywords on a larger share of the lines than this (0..1) select nothing. */
-  max_keyword_share: number;
-}
-
-const DEFAULTS: ExtractConfig = {
-  strategy: 'deterministic',
-  min_tokens: 300,
-  head_lines: 5,
-  tail_lines: 5,
-  max_keyword_share: 0.25,
-  rewrite: false,
-  min_output_tokens: 2000,
-  min_request_tokens: 8000,
-  min_messages: 4,
-  max_model_chars: 32_000,
-  program_timeout_ms: 2000,
-};
+  max_keyword_share: number({ max: 1 }).or(0.25),
+  // The model strategy's triggers and limits (src/llm/code-strategy.ts).
+  rewrite: boolean().or(false),
+  min_output_tokens: integer().or(2000),
+  min_request_tokens: integer().or(8000),
+  min_messages: integer().or(4),
+  max_model_chars: integer({ min: 1000 }).or(32_000),
+  program_timeout_ms: integer({ min: 100, max: 60_000 }).or(2000),
+});
+export type ExtractConfig = ConfigOf<typeof CONFIG>;
 
 const ERROR_WORD =
   /\b(?:error|errors|failed|failure|failures|fatal|exception|panic|panicked|traceback|abort|aborted|segfault|critical)\b/i;
@@ -62,45 +54,8 @@ export const extract: OutputComponent<ExtractConfig> = {
   lossy: true,
   scope: 'output',
   summary: 'Keep head, tail, query-matching and error lines of a large output; the rest is stashed',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): ExtractConfig {
-    const m = mapping(raw, '', [
-      'strategy',
-      'min_tokens',
-      'head_lines',
-      'tail_lines',
-      'max_keyword_share',
-      'rewrite',
-      'min_output_tokens',
-      'min_request_tokens',
-      'min_messages',
-      'max_model_chars',
-      'program_timeout_ms',
-    ]);
-    const share = number(m.max_keyword_share, 'max_keyword_share', DEFAULTS.max_keyword_share);
-    if (share > 1) throw new ConfigError('max_keyword_share', `expected a number in 0..1, got ${share}`);
-    const int = (k: keyof ExtractConfig, min = 0) => integer(m[k], k, DEFAULTS[k] as number, min);
-    return {
-      strategy: oneOf(m.strategy, 'strategy', STRATEGIES, DEFAULTS.strategy),
-      rewrite: boolean(m.rewrite, 'rewrite', DEFAULTS.rewrite),
-      min_output_tokens: int('min_output_tokens'),
-      min_request_tokens: int('min_request_tokens'),
-      min_messages: int('min_messages'),
-      max_model_chars: int('max_model_chars', 1000),
-      program_timeout_ms: integer(
-        m.program_timeout_ms,
-        'program_timeout_ms',
-        DEFAULTS.program_timeout_ms,
-        100,
-        60_000,
-      ),
-      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
-      head_lines: integer(m.head_lines, 'head_lines', DEFAULTS.head_lines),
-      tail_lines: integer(m.tail_lines, 'tail_lines', DEFAULTS.tail_lines),
-      max_keyword_share: share,
-    };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   // A model strategy mostly waits on the model: the newest turn's outputs (parallel tool calls) are
   // asked about together.

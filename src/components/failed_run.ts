@@ -16,14 +16,11 @@
  * is superseded; the newest run stays, which the gates guarantee too.
  */
 import { MARKER_SLOT, type Outcome, type OutputView, type TranscriptComponent } from '../component.js';
+import { type ConfigOf, integer, section } from '../config/fields.js';
 import { commandKey, isReadCommand } from '../shell/program.js';
-import { integer, mapping } from '../validate.js';
 
-export interface FailedRunConfig {
-  min_tokens: number;
-}
-
-const DEFAULTS: FailedRunConfig = { min_tokens: 100 };
+const CONFIG = section({ min_tokens: integer().or(100) });
+export type FailedRunConfig = ConfigOf<typeof CONFIG>;
 
 /** Any of these marks a test or build run. */
 const RUN_SIGNALS: readonly RegExp[] = [
@@ -85,12 +82,8 @@ export const failed_run: TranscriptComponent<FailedRunConfig> = {
   lossy: true,
   scope: 'transcript',
   summary: 'Replace a failed test/build run by a reference once the same command ran again',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): FailedRunConfig {
-    const m = mapping(raw, '', ['min_tokens']);
-    return { min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens) };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   async run(outputs, cfg, ctx) {
     const out = new Map<string, Outcome>();

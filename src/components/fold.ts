@@ -20,57 +20,39 @@ import {
   type OutputView,
   type RunContext,
 } from '../component.js';
-import { ConfigError } from '../errors.js';
+import { type ConfigOf, integer, number, section } from '../config/fields.js';
 import { type FoldOptions, foldText } from '../text/fold.js';
 import { byteLength } from '../tokens.js';
-import { integer, mapping, number } from '../validate.js';
 import { collapse, cutLine } from './collapse.js';
 
-export interface FoldConfig {
+const CONFIG = section({
   /** Outputs with at most this many tokens are left alone (as with collapse). */
-  max_tokens: number;
-  head_lines: number;
-  tail_lines: number;
+  max_tokens: integer().or(2000),
+  head_lines: integer().or(5),
+  tail_lines: integer().or(5),
   /** Lines kept before and after the first line of each error/warning template. */
-  context_lines: number;
+  context_lines: integer().or(1),
   /** An error template seen at most this often shows every one of its lines. */
-  verbatim_max: number;
+  verbatim_max: integer().or(3),
   /** Values listed per varying slot of a folded template. */
-  max_values: number;
+  max_values: integer().or(6),
   /** Everything but the error templates fits in as many bytes as this many head + tail lines. */
-  budget_lines: number;
+  budget_lines: integer().or(40),
   /** The error templates' share of the input, at most (0..1). */
-  signal_share: number;
+  signal_share: number({ max: 1 }).or(0.2),
   /** And at most this many tokens (estimated at 4 bytes a token). */
-  max_signal_tokens: number;
-  max_templates: number;
-  max_line_chars: number;
+  max_signal_tokens: integer().or(12000),
+  max_templates: integer().or(4096),
+  max_line_chars: integer().or(400),
   /** Larger inputs are left to collapse. */
-  max_bytes: number;
+  max_bytes: integer().or(4 * 1024 * 1024),
   /** Up to this size the base budget is checked in exact tokens against collapse's output. */
-  exact_check_bytes: number;
-}
+  exact_check_bytes: integer().or(1024 * 1024),
+});
+export type FoldConfig = ConfigOf<typeof CONFIG>;
 
 /** The base budget's share for inputs too large for the exact check (folded lines are token-dense). */
 const LARGE_INPUT_SCALE = 0.6;
-
-const DEFAULTS: FoldConfig = {
-  max_tokens: 2000,
-  head_lines: 5,
-  tail_lines: 5,
-  context_lines: 1,
-  verbatim_max: 3,
-  max_values: 6,
-  budget_lines: 40,
-  signal_share: 0.2,
-  max_signal_tokens: 12000,
-  max_templates: 4096,
-  max_line_chars: 400,
-  max_bytes: 4 * 1024 * 1024,
-  exact_check_bytes: 1024 * 1024,
-};
-
-const KEYS = Object.keys(DEFAULTS) as (keyof FoldConfig)[];
 
 export const fold: OutputComponent<FoldConfig> = {
   name: 'fold',
@@ -78,17 +60,8 @@ export const fold: OutputComponent<FoldConfig> = {
   scope: 'output',
   summary:
     'Fold a long text by line template: counts and varying values, every error template, head and tail',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): FoldConfig {
-    const m = mapping(raw, '', KEYS);
-    const cfg = { ...DEFAULTS };
-    for (const k of KEYS)
-      cfg[k] = k === 'signal_share' ? number(m[k], k, DEFAULTS[k]) : integer(m[k], k, DEFAULTS[k]);
-    if (cfg.signal_share > 1)
-      throw new ConfigError('signal_share', `expected a share in 0..1, got ${cfg.signal_share}`);
-    return cfg;
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   applies(o, cfg) {
     // A UTF-16 unit is at most 3 UTF-8 bytes and a token at least 1 byte: shorter texts cannot exceed.

@@ -9,28 +9,23 @@
  * tokens changed, reverts the rewrite. Already-compact JSON is a skip.
  */
 import type { Outcome, OutputComponent } from '../component.js';
+import { type ConfigOf, integer, section } from '../config/fields.js';
 import { jsonDocuments } from '../json/documents.js';
 import { compactJson } from '../json/text.js';
-import { integer, mapping } from '../validate.js';
 
-export interface FormatConfig {
+const CONFIG = section({
   /** Outputs with fewer tokens than this are left alone. */
-  min_tokens: number;
-}
-
-const DEFAULTS: FormatConfig = { min_tokens: 0 };
+  min_tokens: integer().or(0),
+});
+export type FormatConfig = ConfigOf<typeof CONFIG>;
 
 export const format: OutputComponent<FormatConfig> = {
   name: 'format',
   lossy: false,
   scope: 'output',
   summary: 'Compact pretty-printed JSON (whole output or blocks in text), whitespace only',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): FormatConfig {
-    const m = mapping(raw, '', ['min_tokens']);
-    return { min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens) };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   applies(o) {
     return o.text.includes('{') || o.text.includes('[');

@@ -9,34 +9,25 @@
  * a provider's prompt cache breaks once per batch instead of on every turn.
  */
 import { MARKER_SLOT, type Outcome, type TranscriptComponent } from '../component.js';
-import { integer, mapping } from '../validate.js';
+import { type ConfigOf, integer, section } from '../config/fields.js';
 
-export interface MaskConfig {
+const CONFIG = section({
   /** How many of the newest tool outputs stay whole. */
-  keep_recent: number;
+  keep_recent: integer().or(3),
   /** Older outputs under this many tokens stay (a placeholder would barely be smaller). */
-  min_tokens: number;
+  min_tokens: integer().or(100),
   /** With a session: masks of already-sent outputs wait until they save this many tokens together. */
-  batch_tokens: number;
-}
-
-const DEFAULTS: MaskConfig = { keep_recent: 3, min_tokens: 100, batch_tokens: 10_000 };
+  batch_tokens: integer().or(10_000),
+});
+export type MaskConfig = ConfigOf<typeof CONFIG>;
 
 export const mask: TranscriptComponent<MaskConfig> = {
   name: 'mask',
   lossy: true,
   scope: 'transcript',
   summary: 'Mask older tool outputs (the newest keep_recent stay); originals are stashed',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): MaskConfig {
-    const m = mapping(raw, '', ['keep_recent', 'min_tokens', 'batch_tokens']);
-    return {
-      keep_recent: integer(m.keep_recent, 'keep_recent', DEFAULTS.keep_recent),
-      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
-      batch_tokens: integer(m.batch_tokens, 'batch_tokens', DEFAULTS.batch_tokens),
-    };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   batchTokens: (cfg) => cfg.batch_tokens,
 

@@ -13,8 +13,8 @@
  * conservative {.45,.20,.05,.05}. Ties go to the older output, so the choice is deterministic.
  */
 import { MARKER_SLOT, type Outcome, type TranscriptComponent } from '../component.js';
+import { type ConfigOf, integer, oneOf, section } from '../config/fields.js';
 import { keywords } from '../input/keywords.js';
-import { integer, mapping, oneOf } from '../validate.js';
 
 export type PhiProfile = 'balanced' | 'aggressive' | 'conservative';
 const PROFILES: readonly PhiProfile[] = ['balanced', 'aggressive', 'conservative'];
@@ -26,12 +26,11 @@ export const WEIGHTS: Record<PhiProfile, readonly [number, number, number, numbe
   conservative: [0.45, 0.2, 0.05, 0.05],
 };
 
-export interface PhiEvictConfig {
-  budget_tokens: number;
-  profile: PhiProfile;
-}
-
-const DEFAULTS: PhiEvictConfig = { budget_tokens: 120_000, profile: 'balanced' };
+const CONFIG = section({
+  budget_tokens: integer().or(120_000),
+  profile: oneOf(PROFILES).or('balanced'),
+});
+export type PhiEvictConfig = ConfigOf<typeof CONFIG>;
 
 /** What a placeholder costs, marker and hint included (an upper bound, for the budget arithmetic). */
 const PLACEHOLDER_TOKENS = 40;
@@ -41,15 +40,8 @@ export const phi_evict: TranscriptComponent<PhiEvictConfig> = {
   lossy: true,
   scope: 'transcript',
   summary: 'Over a token budget, evict the tool outputs of lowest value (Φ) first; originals are stashed',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): PhiEvictConfig {
-    const m = mapping(raw, '', ['budget_tokens', 'profile']);
-    return {
-      budget_tokens: integer(m.budget_tokens, 'budget_tokens', DEFAULTS.budget_tokens),
-      profile: oneOf(m.profile, 'profile', PROFILES, DEFAULTS.profile),
-    };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   async run(outputs, cfg, ctx) {
     const out = new Map<string, Outcome>();

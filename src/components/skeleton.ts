@@ -18,30 +18,38 @@
 import { findLanguage, LANGUAGE_NAMES } from '../code/languages.js';
 import { type CodeRegion, fencedRegions, wholeFile, wholeRegion } from '../code/sources.js';
 import type { Outcome, OutputComponent } from '../component.js';
+import { boolean, type ConfigOf, integer, list, number, section, string } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
-import { boolean, describe, integer, mapping, stringList } from '../validate.js';
 
-export interface SkeletonConfig {
+/** A language name or alias, as its canonical name. */
+const language = string().to((word, path) => {
+  const spec = findLanguage(word);
+  if (!spec) {
+    throw new ConfigError(
+      path,
+      `unknown language ${JSON.stringify(word)} (known: ${LANGUAGE_NAMES.join(', ')})`,
+    );
+  }
+  return spec.name;
+});
+
+const CONFIG = section({
   /** Bodies and values with fewer tokens (tokenizer pieces) than this stay, unless target_ratio needs them. */
-  min_tokens: number;
+  min_tokens: integer().or(80),
   /** Languages to outline (names or aliases in config, canonical names once parsed). */
-  languages: string[];
+  languages: list(language, 'a list of strings')
+    .to((names) => [...new Set(names)])
+    .or([...LANGUAGE_NAMES]),
   /** Keep the first line of each doc comment and docstring (false drops them). */
-  keep_docstrings: boolean;
+  keep_docstrings: boolean().or(true),
   /**
    * When that leaves an outline above this share of the file's tokens, shorter bodies and values,
    * import name lists, comments and parameter lists go too, in that order, until it fits; 1 keeps
    * them all.
    */
-  target_ratio: number;
-}
-
-const DEFAULTS: SkeletonConfig = {
-  min_tokens: 80,
-  languages: [...LANGUAGE_NAMES],
-  keep_docstrings: true,
-  target_ratio: 0.125,
-};
+  target_ratio: number({ min: 0, above: true, max: 1 }).or(0.125),
+});
+export type SkeletonConfig = ConfigOf<typeof CONFIG>;
 
 /** A parse with more of its code under ERROR/MISSING nodes than this is not outlined. */
 export const MAX_ERROR_SHARE = 0.05;
@@ -51,29 +59,8 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
   lossy: true,
   scope: 'output',
   summary: 'Source code → its outline: signatures, types and imports kept, long bodies stashed',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): SkeletonConfig {
-    const m = mapping(raw, '', ['min_tokens', 'languages', 'keep_docstrings', 'target_ratio']);
-    const words = stringList(m.languages, 'languages', DEFAULTS.languages);
-    const languages: string[] = [];
-    words.forEach((word, i) => {
-      const spec = findLanguage(word);
-      if (!spec) {
-        throw new ConfigError(
-          `languages[${i}]`,
-          `unknown language ${JSON.stringify(word)} (known: ${LANGUAGE_NAMES.join(', ')})`,
-        );
-      }
-      if (!languages.includes(spec.name)) languages.push(spec.name);
-    });
-    return {
-      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
-      languages,
-      keep_docstrings: boolean(m.keep_docstrings, 'keep_docstrings', DEFAULTS.keep_docstrings),
-      target_ratio: ratio(m.target_ratio, 'target_ratio', DEFAULTS.target_ratio),
-    };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   applies(o, cfg) {
     // A body of min_tokens tokens needs at least that many bytes, and a UTF-16 unit is ≤ 3 bytes.
@@ -141,11 +128,3 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
     };
   },
 };
-
-function ratio(raw: unknown, path: string, fallback: number): number {
-  if (raw === undefined) return fallback;
-  if (typeof raw !== 'number' || !Number.isFinite(raw) || raw <= 0 || raw > 1) {
-    throw new ConfigError(path, `expected a number in (0, 1], got ${describe(raw)}`);
-  }
-  return raw;
-}

@@ -11,17 +11,16 @@
  * `[K of N items shown] <<cg:KEY>>` + hint. Works on raw text as well as on tool outputs.
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
+import { type ConfigOf, integer, section } from '../config/fields.js';
 import { type JsonArray, type JsonNode, parseJsonSpans, toValue } from '../json/spans.js';
-import { integer, mapping } from '../validate.js';
 
-export interface SmartcrushConfig {
-  min_items: number;
-  min_tokens: number;
-  keep_first: number;
-  keep_last: number;
-}
-
-const DEFAULTS: SmartcrushConfig = { min_items: 5, min_tokens: 200, keep_first: 3, keep_last: 2 };
+const CONFIG = section({
+  min_items: integer({ min: 1 }).or(5),
+  min_tokens: integer().or(200),
+  keep_first: integer().or(3),
+  keep_last: integer().or(2),
+});
+export type SmartcrushConfig = ConfigOf<typeof CONFIG>;
 
 /** An error-ish key with a non-empty value, an error-ish status value, or an exception in a string. */
 const ERROR_SIGNAL =
@@ -37,17 +36,8 @@ export const smartcrush: OutputComponent<SmartcrushConfig> = {
   lossy: true,
   scope: 'output',
   summary: 'Keep first, last, error and most informative items of a JSON array; the rest is stashed',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): SmartcrushConfig {
-    const m = mapping(raw, '', ['min_items', 'min_tokens', 'keep_first', 'keep_last']);
-    return {
-      min_items: integer(m.min_items, 'min_items', DEFAULTS.min_items, 1),
-      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
-      keep_first: integer(m.keep_first, 'keep_first', DEFAULTS.keep_first),
-      keep_last: integer(m.keep_last, 'keep_last', DEFAULTS.keep_last),
-    };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   applies(o) {
     const c = o.text.trimStart()[0];

@@ -16,36 +16,27 @@
  * summary message changes once per roll, not on every turn. Without a model it does nothing.
  */
 import { type EditProposal, MARKER_SLOT, type MessageView, type TranscriptComponent } from '../component.js';
+import { boolean, type ConfigOf, integer, oneOf, section } from '../config/fields.js';
 import { canOpenTail } from '../input/message-replace.js';
 import type { SummaryLevel } from '../llm/summary-prompt.js';
 import { judgeReplacement } from '../pipeline/structural-edits.js';
 import { keyOf } from '../store/keys.js';
-import { boolean, integer, mapping, oneOf } from '../validate.js';
-
-export interface SummarizeConfig {
-  keep_last: number;
-  summary_level: SummaryLevel;
-  /** false: tool outputs are masked in what the model sees. */
-  include_tool_calls: boolean;
-  /** The span must hold at least this many tokens. */
-  min_tokens: number;
-  trigger: { min_request_tokens: number; min_messages: number };
-  resummarize_tokens: number;
-  /** What the model sees is cut to about this many characters. */
-  max_input_chars: number;
-}
 
 const SUMMARY_LEVELS: readonly SummaryLevel[] = ['concise', 'regular', 'highly_detailed'];
 
-const DEFAULTS: SummarizeConfig = {
-  keep_last: 3,
-  summary_level: 'regular',
-  include_tool_calls: false,
-  min_tokens: 500,
-  trigger: { min_request_tokens: 8000, min_messages: 8 },
-  resummarize_tokens: 6000,
-  max_input_chars: 120_000,
-};
+const CONFIG = section({
+  keep_last: integer({ min: 1 }).or(3),
+  summary_level: oneOf(SUMMARY_LEVELS).or('regular'),
+  /** false: tool outputs are masked in what the model sees. */
+  include_tool_calls: boolean().or(false),
+  /** The span must hold at least this many tokens. */
+  min_tokens: integer().or(500),
+  trigger: section({ min_request_tokens: integer().or(8000), min_messages: integer().or(8) }),
+  resummarize_tokens: integer().or(6000),
+  /** What the model sees is cut to about this many characters. */
+  max_input_chars: integer({ min: 2000 }).or(120_000),
+});
+export type SummarizeConfig = ConfigOf<typeof CONFIG>;
 
 export const SUMMARY_HEADER = '=== History Summary ===';
 const MEMO_KEY = 'summarize';
@@ -66,36 +57,8 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
   keepsSessionState: () => true,
   summary:
     'Replace the stale middle of a long conversation by a model-written summary; the messages are stashed',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): SummarizeConfig {
-    const m = mapping(raw, '', [
-      'keep_last',
-      'summary_level',
-      'include_tool_calls',
-      'min_tokens',
-      'trigger',
-      'resummarize_tokens',
-      'max_input_chars',
-    ]);
-    const t = mapping(m.trigger, 'trigger', ['min_request_tokens', 'min_messages']);
-    return {
-      keep_last: integer(m.keep_last, 'keep_last', DEFAULTS.keep_last, 1),
-      summary_level: oneOf(m.summary_level, 'summary_level', SUMMARY_LEVELS, DEFAULTS.summary_level),
-      include_tool_calls: boolean(m.include_tool_calls, 'include_tool_calls', DEFAULTS.include_tool_calls),
-      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
-      trigger: {
-        min_request_tokens: integer(
-          t.min_request_tokens,
-          'trigger.min_request_tokens',
-          DEFAULTS.trigger.min_request_tokens,
-        ),
-        min_messages: integer(t.min_messages, 'trigger.min_messages', DEFAULTS.trigger.min_messages),
-      },
-      resummarize_tokens: integer(m.resummarize_tokens, 'resummarize_tokens', DEFAULTS.resummarize_tokens),
-      max_input_chars: integer(m.max_input_chars, 'max_input_chars', DEFAULTS.max_input_chars, 2000),
-    };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   deadlineMs: (_cfg, ctx) => (ctx.model?.available ? ctx.model.budgetMs + 10_000 : 0),
 

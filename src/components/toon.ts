@@ -8,21 +8,20 @@
  * imported lazily inside run().
  */
 import type { Outcome, OutputComponent } from '../component.js';
+import { type ConfigOf, integer, oneOf, section } from '../config/fields.js';
 import { compactJson, scanJson, trimmedRange } from '../json/text.js';
-import { integer, mapping, oneOf } from '../validate.js';
 
 export const TOON_DELIMITERS = [',', '\t', '|'] as const;
 export type ToonDelimiter = (typeof TOON_DELIMITERS)[number];
 
-export interface ToonConfig {
+const CONFIG = section({
   /** Fewest rows an array of flat objects needs to count as a table. */
-  min_rows: number;
+  min_rows: integer({ min: 1 }).or(3),
   /** Outputs with fewer tokens than this are left alone. */
-  min_tokens: number;
-  delimiter: ToonDelimiter;
-}
-
-const DEFAULTS: ToonConfig = { min_rows: 3, min_tokens: 0, delimiter: ',' };
+  min_tokens: integer().or(0),
+  delimiter: oneOf(TOON_DELIMITERS).or(','),
+});
+export type ToonConfig = ConfigOf<typeof CONFIG>;
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -33,16 +32,8 @@ export const toon: OutputComponent<ToonConfig> = {
   lossy: false,
   scope: 'output',
   summary: 'Rewrite JSON holding uniform arrays of flat objects as TOON tables, when provably lossless',
-  defaults: DEFAULTS,
-
-  parseConfig(raw: unknown): ToonConfig {
-    const m = mapping(raw, '', ['min_rows', 'min_tokens', 'delimiter']);
-    return {
-      min_rows: integer(m.min_rows, 'min_rows', DEFAULTS.min_rows, 1),
-      min_tokens: integer(m.min_tokens, 'min_tokens', DEFAULTS.min_tokens),
-      delimiter: oneOf(m.delimiter, 'delimiter', TOON_DELIMITERS, DEFAULTS.delimiter),
-    };
-  },
+  defaults: CONFIG.defaults,
+  parseConfig: CONFIG.parse,
 
   applies(o) {
     return /^[ \t\r\n]*[[{]/.test(o.text);

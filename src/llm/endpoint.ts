@@ -12,41 +12,14 @@
  * contains it: failures name the env var to set, never its value.
  */
 import type { InputFormat } from '../component.js';
+import { type ConfigOf, describe, field, integer, oneOf, section, string } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
-import { integer, mapping, oneOf, string } from '../validate.js';
 import type { ModelApi, ModelEndpoint } from './client.js';
-
-export interface ModelConfig {
-  source: 'incoming' | 'config';
-  model?: string;
-  api?: ModelApi;
-  baseUrl?: string;
-  /** The NAME of the env var holding the key, never the key. */
-  apiKeyEnv: string;
-  timeoutMs: number;
-  maxOutputTokens: number;
-}
-
-export const MODEL_CONFIG_DEFAULTS: ModelConfig = Object.freeze({
-  source: 'incoming',
-  apiKeyEnv: 'CG_MODEL_API_KEY',
-  timeoutMs: 15_000,
-  maxOutputTokens: 2048,
-});
 
 export type EndpointResolution =
   | { ok: true; endpoint: ModelEndpoint; source: 'incoming' | 'config' }
   | { ok: false; reason: string };
 
-const KEYS = [
-  'source',
-  'model',
-  'api',
-  'base_url',
-  'api_key_env',
-  'timeout_ms',
-  'max_output_tokens',
-] as const;
 const APIS: readonly ModelApi[] = ['openai', 'anthropic', 'responses'];
 const DEFAULT_BASE: Record<ModelApi, string> = {
   openai: 'https://api.openai.com/v1',
@@ -62,26 +35,30 @@ const PROVIDER: Record<Exclude<InputFormat, 'text'>, { api: ModelApi; keyEnv: st
 };
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * The `model:` section. The key itself is refused with its own reason (a file gets committed);
+ * api_key_env's value is never echoed back: a user who pasted the key there instead of its
+ * variable's name would otherwise see it printed.
+ */
+export const MODEL_CONFIG = section(
+  {
+    source: oneOf(['incoming', 'config'] as const).or('incoming'),
+    model: nonEmpty().optional(),
+    api: oneOf(APIS).optional(),
+    baseUrl: nonEmpty().check(notHttpUrl).key('base_url').optional(),
+    /** The NAME of the env var holding the key, never the key. */
+    apiKeyEnv: field(envName).key('api_key_env').or('CG_MODEL_API_KEY'),
+    timeoutMs: integer({ min: 1 }).key('timeout_ms').or(15_000),
+    maxOutputTokens: integer({ min: 1 }).key('max_output_tokens').or(2048),
+  },
+  { refused: { api_key: 'put the key in an environment variable and name it in api_key_env' } },
+);
+export type ModelConfig = ConfigOf<typeof MODEL_CONFIG>;
+
+export const MODEL_CONFIG_DEFAULTS: Readonly<ModelConfig> = Object.freeze(MODEL_CONFIG.defaults);
+
 /** The `model:` section; paths in errors are relative to it. undefined/null → the defaults. */
-export function parseModelConfig(raw: unknown): ModelConfig {
-  if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'api_key' in raw) {
-    throw new ConfigError('api_key', 'put the key in an environment variable and name it in api_key_env');
-  }
-  const m = mapping(raw, '', KEYS);
-  const d = MODEL_CONFIG_DEFAULTS;
-  const cfg: ModelConfig = {
-    source: oneOf(m.source, 'source', ['incoming', 'config'] as const, d.source),
-    apiKeyEnv: envName(m.api_key_env),
-    timeoutMs: integer(m.timeout_ms, 'timeout_ms', d.timeoutMs, 1),
-    maxOutputTokens: integer(m.max_output_tokens, 'max_output_tokens', d.maxOutputTokens, 1),
-  };
-  const model = nonEmpty(m.model, 'model');
-  if (model !== undefined) cfg.model = model;
-  if (m.api !== undefined) cfg.api = oneOf(m.api, 'api', APIS, 'openai');
-  const baseUrl = nonEmpty(m.base_url, 'base_url');
-  if (baseUrl !== undefined) cfg.baseUrl = httpUrl(baseUrl);
-  return cfg;
-}
+export const parseModelConfig = (raw: unknown): ModelConfig => MODEL_CONFIG.parse(raw);
 
 export function resolveEndpoint(
   cfg: ModelConfig,
@@ -138,37 +115,27 @@ function isApi(s: string): s is ModelApi {
   return (APIS as readonly string[]).includes(s);
 }
 
-function nonEmpty(raw: unknown, path: string): string | undefined {
-  if (raw === undefined) return undefined;
-  const s = string(raw, path, '');
-  if (s.trim() === '') throw new ConfigError(path, 'expected a non-empty string');
-  return s;
+function nonEmpty() {
+  return string().check((s) => (s.trim() === '' ? 'expected a non-empty string' : undefined));
 }
 
-/**
- * A valid env var name. The value is not echoed back on error: a user who pasted the key here
- * instead of its variable's name would otherwise see it printed.
- */
-function envName(raw: unknown): string {
-  if (raw === undefined) return MODEL_CONFIG_DEFAULTS.apiKeyEnv;
+function envName(raw: unknown, path: string): string {
   if (typeof raw !== 'string' || !ENV_NAME.test(raw)) {
     throw new ConfigError(
-      'api_key_env',
+      path,
       'expected the name of an environment variable (letters, digits, _), not the key itself',
     );
   }
   return raw;
 }
 
-function httpUrl(s: string): string {
+function notHttpUrl(s: string): string | undefined {
   let url: URL | undefined;
   try {
     url = new URL(s);
   } catch {
     url = undefined;
   }
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ConfigError('base_url', `expected an http(s) URL, got ${JSON.stringify(s)}`);
-  }
-  return s;
+  const ok = url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:');
+  return ok ? undefined : `expected an http(s) URL, got ${describe(s)}`;
 }

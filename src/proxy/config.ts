@@ -6,32 +6,9 @@
  * the command checks where the loaded file came from. Pure and dependency-free: config loading
  * parses it on every start-up, while the server itself is imported only by `cg proxy`.
  */
+import { type ConfigOf, describe, integer, oneOf, section, string } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
-import { isPreset, PRESET_NAMES, type PresetName } from '../presets.js';
-import { describe, integer, mapping, string } from '../validate.js';
-
-export interface ProxyConfig {
-  /** Base URL of the Anthropic Messages API. */
-  anthropic: string;
-  /** Base URL of the OpenAI API (Chat Completions and Responses). */
-  openai: string;
-  preset: PresetName;
-  host: string;
-  port: number;
-  /** A compaction still running after this forwards the original body instead. */
-  timeoutMs: number;
-}
-
-export const PROXY_CONFIG_DEFAULTS: Readonly<ProxyConfig> = Object.freeze({
-  anthropic: 'https://api.anthropic.com',
-  openai: 'https://api.openai.com',
-  preset: 'agent',
-  host: '127.0.0.1',
-  port: 8787,
-  timeoutMs: 20_000,
-});
-
-const KEYS = ['anthropic', 'openai', 'preset', 'host', 'port', 'timeout_ms'] as const;
+import { PRESET_NAMES } from '../presets.js';
 
 /** An http(s) URL with no query or fragment, without a trailing slash; else a ConfigError at `path`. */
 export function upstreamUrl(raw: string, path: string): string {
@@ -48,17 +25,17 @@ export function upstreamUrl(raw: string, path: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-export function parseProxyConfig(raw: unknown): ProxyConfig {
-  const m = mapping(raw, '', KEYS);
-  const preset = string(m.preset, 'preset', PROXY_CONFIG_DEFAULTS.preset);
-  if (!isPreset(preset))
-    throw new ConfigError('preset', `expected one of ${PRESET_NAMES.join(', ')}, got ${describe(preset)}`);
-  return {
-    anthropic: upstreamUrl(string(m.anthropic, 'anthropic', PROXY_CONFIG_DEFAULTS.anthropic), 'anthropic'),
-    openai: upstreamUrl(string(m.openai, 'openai', PROXY_CONFIG_DEFAULTS.openai), 'openai'),
-    preset,
-    host: string(m.host, 'host', PROXY_CONFIG_DEFAULTS.host),
-    port: integer(m.port, 'port', PROXY_CONFIG_DEFAULTS.port, 0, 65535),
-    timeoutMs: integer(m.timeout_ms, 'timeout_ms', PROXY_CONFIG_DEFAULTS.timeoutMs, 1),
-  };
-}
+export const PROXY_CONFIG = section({
+  /** Base URL of the Anthropic Messages API. */
+  anthropic: string().or('https://api.anthropic.com').to(upstreamUrl),
+  /** Base URL of the OpenAI API (Chat Completions and Responses). */
+  openai: string().or('https://api.openai.com').to(upstreamUrl),
+  preset: oneOf(PRESET_NAMES).or('agent'),
+  host: string().or('127.0.0.1'),
+  port: integer({ max: 65535 }).or(8787),
+  /** A compaction still running after this forwards the original body instead. */
+  timeoutMs: integer({ min: 1 }).key('timeout_ms').or(20_000),
+});
+export type ProxyConfig = ConfigOf<typeof PROXY_CONFIG>;
+
+export const PROXY_CONFIG_DEFAULTS: Readonly<ProxyConfig> = Object.freeze(PROXY_CONFIG.defaults);

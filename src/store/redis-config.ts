@@ -12,57 +12,40 @@
  *
  * These say where originals go, so like store.dir they belong to the user's own config only.
  */
-import { ConfigError } from '../errors.js';
-import { boolean, integer, string } from '../validate.js';
+import { boolean, type ConfigOf, integer, section, string } from '../config/fields.js';
 import { parseRedisUrl, RedisUrlError } from './redis-url.js';
-
-export interface RedisSettings {
-  url?: string;
-  prefix: string;
-  timeoutMs: number;
-  fallback: boolean;
-  cache: boolean;
-  maxEntryBytes: number;
-}
-
-export const REDIS_STORE_KEYS = ['url', 'prefix', 'timeout_ms', 'fallback', 'cache', 'max_entry_mb'] as const;
-
-export const REDIS_DEFAULTS: RedisSettings = {
-  prefix: 'cg:',
-  timeoutMs: 2000,
-  fallback: false,
-  cache: false,
-  maxEntryBytes: 64 * 2 ** 20,
-};
 
 /** Printable, no spaces, no glob characters (the prefix is part of a SCAN pattern). */
 const PREFIX_RE = /^[!-)+->@-Z^-~]{1,64}$/;
+const MIB = 2 ** 20;
 
-export function parseRedisSettings(store: Record<string, unknown>): RedisSettings {
-  const settings: RedisSettings = {
-    prefix: string(store.prefix, 'store.prefix', REDIS_DEFAULTS.prefix),
-    timeoutMs: integer(store.timeout_ms, 'store.timeout_ms', REDIS_DEFAULTS.timeoutMs, 50, 600_000),
-    fallback: boolean(store.fallback, 'store.fallback', REDIS_DEFAULTS.fallback),
-    cache: boolean(store.cache, 'store.cache', REDIS_DEFAULTS.cache),
-    maxEntryBytes:
-      integer(store.max_entry_mb, 'store.max_entry_mb', REDIS_DEFAULTS.maxEntryBytes / 2 ** 20, 1, 512) *
-      2 ** 20,
-  };
-  if (!PREFIX_RE.test(settings.prefix)) {
-    throw new ConfigError(
-      'store.prefix',
-      'expected 1 to 64 printable characters without spaces or * ? [ ] \\',
-    );
+/** The keys, merged into config.ts's store section. */
+export const REDIS_FIELDS = {
+  url: string().check(redisUrlProblem).optional(),
+  prefix: string()
+    .check((p) =>
+      PREFIX_RE.test(p) ? undefined : 'expected 1 to 64 printable characters without spaces or * ? [ ] \\',
+    )
+    .or('cg:'),
+  timeoutMs: integer({ min: 50, max: 600_000 }).key('timeout_ms').or(2000),
+  fallback: boolean().or(false),
+  cache: boolean().or(false),
+  maxEntryBytes: integer({ min: 1, max: 512 })
+    .key('max_entry_mb')
+    .or(64)
+    .to((mb) => mb * MIB),
+};
+
+const REDIS = section(REDIS_FIELDS);
+export type RedisSettings = ConfigOf<typeof REDIS>;
+export const REDIS_DEFAULTS: RedisSettings = REDIS.defaults;
+
+function redisUrlProblem(url: string): string | undefined {
+  try {
+    parseRedisUrl(url);
+    return undefined;
+  } catch (err) {
+    if (err instanceof RedisUrlError) return err.message;
+    throw err;
   }
-  if (store.url !== undefined) {
-    const url = string(store.url, 'store.url', '');
-    try {
-      parseRedisUrl(url);
-    } catch (err) {
-      if (err instanceof RedisUrlError) throw new ConfigError('store.url', err.message);
-      throw err;
-    }
-    settings.url = url;
-  }
-  return settings;
 }

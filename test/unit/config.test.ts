@@ -72,6 +72,54 @@ describe('config', () => {
     await expect(loadConfig(file, {}, dir)).rejects.toThrow(/invalid YAML/);
   });
 
+  it('suggests the nearest known key for a typo at any depth of the file', () => {
+    const cases: [unknown, string][] = [
+      [{ presett: 'safe' }, 'presett: unknown key (did you mean preset?)'],
+      [{ components: { summarise: {} } }, 'components.summarise: unknown key (did you mean summarize?)'],
+      [
+        { components: { collapse: { head_line: 5 } } },
+        'components.collapse.head_line: unknown key (did you mean head_lines?)',
+      ],
+      [
+        { components: { summarize: { trigger: { min_message: 2 } } } },
+        'components.summarize.trigger.min_message: unknown key (did you mean min_messages?)',
+      ],
+      [{ store: { ttl_dyas: 1 } }, 'store.ttl_dyas: unknown key (did you mean ttl_days?)'],
+      [{ store: { prefx: 'a:' } }, 'store.prefx: unknown key (did you mean prefix?)'],
+      [{ model: { modle: 'x' } }, 'model.modle: unknown key (did you mean model?)'],
+      [{ proxy: { anthropc: 'x' } }, 'proxy.anthropc: unknown key (did you mean anthropic?)'],
+    ];
+    for (const [raw, message] of cases) {
+      const err = (() => {
+        try {
+          parseConfigObject(raw);
+        } catch (e) {
+          return e as Error;
+        }
+        throw new Error(`accepted ${JSON.stringify(raw)}`);
+      })();
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(err.message.startsWith(`${message} (known: `)).toBe(true);
+    }
+  });
+
+  it('reads store sizes in MiB and keeps a relative store.dir relative to the file', () => {
+    const cfg = parseConfigObject(
+      { store: { max_mb: 3, max_entry_mb: 2, dir: 'cache' } },
+      '/etc/cg/config.yaml',
+    );
+    expect(cfg.store).toMatchObject({
+      maxBytes: 3 * 2 ** 20,
+      maxEntryBytes: 2 * 2 ** 20,
+      dir: '/etc/cg/cache',
+    });
+    expect(parseConfigObject({}).store).toMatchObject({
+      maxBytes: 512 * 2 ** 20,
+      maxEntryBytes: 64 * 2 ** 20,
+    });
+    expect('dir' in parseConfigObject({}).store).toBe(false);
+  });
+
   it('refuses a component name it does not know rather than ignoring it', () => {
     expect(() => parseConfigObject({ components: { summarise: {} } })).toThrow(
       /components\.summarise: unknown key/,

@@ -117,6 +117,9 @@ describe('cmdfilter', () => {
   it('has a strict config', () => {
     expect(cmdfilter.parseConfig({})).toEqual({ min_tokens: 50, disabled: [] });
     expect(() => cmdfilter.parseConfig({ disabled: 'lint' })).toThrow(/disabled: expected a list of strings/);
+    expect(() => cmdfilter.parseConfig({ disabled: ['lint', 3] })).toThrow(
+      /^disabled\[1\]: expected a string, got 3$/,
+    );
     expect(() => cmdfilter.parseConfig({ min_tokens: -1 })).toThrow(/min_tokens/);
   });
 
