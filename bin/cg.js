@@ -1,6 +1,50 @@
 #!/usr/bin/env node
-// Launcher: the CLI lives in one bundle so start-up reads a few files, not a module tree.
-import { main } from '../dist/cli.js';
+// Launcher: compiles the one-file CLI bundle (dist/cli.cjs) with the V8 code cache the build made
+// for it (dist/cli.cjs.cache), so a start-up deserialises bytecode instead of parsing and compiling
+// 270 KB of JavaScript. It is CommonJS (bin/package.json) because Node 20 has a public code cache
+// only for scripts (vm.Script cachedData), not for ES modules, and a CommonJS entry also spares the
+// ES module loader. The cache is used only when its header names this very bundle (the build's hash
+// on the bundle's first line) and V8 accepts it (same V8, same flags); else the bundle compiles as
+// usual. The bundle's own `import()` calls (the lazily loaded packages) come back here: a script
+// compiled by node:vm cannot run `import()` itself on Node 20.
+'use strict';
+const { readFileSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { join } = require('node:path');
+const { Script } = require('node:vm');
+
+const bundle = join(__dirname, '..', 'dist', 'cli.cjs');
+// The build's hash of the bundle is on its first line, `/*cg-bundle:<hash>*\/`, with `:utf8` after
+// it when the bundle is not ASCII; an ASCII file read as latin1 is a plain copy, no decoding.
+let source = readFileSync(bundle, 'latin1');
+const [, id, utf8] = /^\/\*cg-bundle:([0-9a-f]+)(:utf8)?\*\//.exec(source) ?? [];
+if (utf8 || !id) source = readFileSync(bundle, 'utf8');
+// Set only by scripts/build.mjs: where to write the cache after this run (training runs).
+const cacheOut = process.env.CG_BUILD_CODE_CACHE;
+
+function readCache() {
+  try {
+    const data = readFileSync(`${bundle}.cache`);
+    const header = `${id}\n`;
+    return id && data.toString('latin1', 0, header.length) === header ? data.subarray(header.length) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const script = new Script(
+  `(function (exports, require, module, __filename, __dirname, __cgImport) {'use strict';${source}\n})`,
+  { filename: bundle, cachedData: readCache() },
+);
+const cli = { exports: {} };
+script.runInThisContext()(
+  cli.exports,
+  createRequire(bundle),
+  cli,
+  bundle,
+  join(__dirname, '..', 'dist'),
+  (specifier) => import(specifier),
+);
 
 // How a failed write to stdout ends cg. A reader that stops early (`cg --help | head`) closes the
 // pipe: end quietly, like any Unix filter, with the exit code already set (cg run: the command's).
@@ -14,9 +58,13 @@ process.stdout.on('error', (err) => {
   process.exit(process.exitCode || 1);
 });
 
-main(process.argv.slice(2)).then(
+cli.exports.main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    if (!cacheOut) return;
+    // The build chains its training runs through this file: say so if V8 refused the last one's.
+    if (script.cachedDataRejected) process.stderr.write('cg: code cache rejected\n');
+    writeFileSync(cacheOut, Buffer.concat([Buffer.from(`${id}\n`), script.createCachedData()]));
   },
   (err) => {
     process.stderr.write(`cg: internal error: ${err instanceof Error ? err.message : String(err)}\n`);

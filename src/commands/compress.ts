@@ -7,6 +7,7 @@
  * unexpected internal error passes it through and exits 0.
  */
 
+import { isatty } from 'node:tty';
 import type { InputFormat } from '../component.js';
 import { type CgConfig, loadConfig } from '../config.js';
 import { createFilterSource } from '../dsl/registry.js';
@@ -117,7 +118,9 @@ export interface CompactReport {
  * the tokens the run saved; the counts are handed on to the ledger so nothing is counted twice.
  */
 export async function terminalFooter(report: CompactReport): Promise<RunCounts | undefined> {
-  if (process.stderr.isTTY !== true || !report.changed || report.error) return undefined;
+  // isatty, not process.stderr.isTTY: that getter builds the stderr stream, which a run with
+  // nothing to say on stderr never needs.
+  if (!isatty(2) || !report.changed || report.error) return undefined;
   const { countRun, footerLine } = await import('../stats/index.js');
   const counts = await countRun(report.events, report.tokens);
   if (counts) process.stderr.write(`${footerLine(counts)}\n`);
