@@ -37,26 +37,35 @@ const script = new Script(
   { filename: bundle, cachedData: readCache() },
 );
 const cli = { exports: {} };
-script.runInThisContext()(
-  cli.exports,
-  createRequire(bundle),
-  cli,
-  bundle,
-  join(__dirname, '..', 'dist'),
-  (specifier) => import(specifier),
-);
+const requireHere = createRequire(bundle);
+/**
+ * The bundle's `import()`. A builtin (`node:zlib`, `node:child_process`) comes from require, as a
+ * namespace-like object (its exports, and the same as `default`), which spares starting the ES
+ * module loader for it; a package is imported.
+ */
+const importFor = (specifier) =>
+  specifier.startsWith('node:')
+    ? Promise.resolve().then(() => {
+        const exports = requireHere(specifier);
+        return Object.create(exports, { default: { value: exports, enumerable: true } });
+      })
+    : import(specifier);
+script.runInThisContext()(cli.exports, requireHere, cli, bundle, join(__dirname, '..', 'dist'), importFor);
 
 // How a failed write to stdout ends cg. A reader that stops early (`cg --help | head`) closes the
 // pipe: end quietly, like any Unix filter, with the exit code already set (cg run: the command's).
 // Any other failure (disk full, I/O error) is one line and a non-zero exit (cg run keeps a failing
 // command's own code) — unless a handler that takes over (cg run, while the command still runs)
 // marked the error handled.
-process.stdout.on('error', (err) => {
+// cg writes its output straight to descriptor 1 until something builds process.stdout (src/stdout.ts);
+// this handler takes a failed write either way.
+function onStdoutError(err) {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   if (err.handled) return;
   process.stderr.write(`cg: cannot write output: ${err.message}\n`);
   process.exit(process.exitCode || 1);
-});
+}
+if (!cli.exports.writeStdoutDirectly(onStdoutError)) process.stdout.on('error', onStdoutError);
 
 cli.exports.main(process.argv.slice(2)).then(
   (code) => {

@@ -10,6 +10,8 @@ import { routeArgv } from './cli-route.js';
 import { FORMAT_CHOICES } from './input/transcript.js';
 import { TOKENIZERS } from './tokens.js';
 
+export { writeStdoutDirectly } from './stdout.js';
+
 declare const CG_VERSION: string;
 const VERSION = typeof CG_VERSION === 'string' ? CG_VERSION : '0.0.0-dev';
 

@@ -14,13 +14,13 @@
  * file a person redirected to), from the moment the config turns out broken, and from the moment
  * it outgrows the cap (what was held goes first, so the reader still gets every byte).
  */
-import { isatty } from 'node:tty';
 import type { CgConfig } from '../config.js';
 import { UsageError } from '../errors.js';
 import { warn } from '../io.js';
 import { commandLine } from '../run/quote.js';
 import { startCommand } from '../run/spawn.js';
 import { type Spinner, startSpinner } from '../run/spinner.js';
+import { isTerminal } from '../terminal.js';
 import {
   type CompressFlags,
   compactAndWrite,
@@ -78,7 +78,7 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
     if ('problem' in p) capture.stream();
   });
   let spinner: Spinner | undefined;
-  if (isatty(2) && !capture.streaming) {
+  if (isTerminal(2) && !capture.streaming) {
     const shown = startSpinner(command, capture);
     capture.whenStreaming(() => shown.stop());
     spinner = shown;

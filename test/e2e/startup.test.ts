@@ -1,7 +1,8 @@
 /**
  * What a start-up loads (issue 19, the start-up figures): the launcher compiles the CLI bundle from
  * the code cache the build trained, and falls back to compiling it when that cache is missing, made
- * for another bundle, or refused by V8; the commands started most skip commander.
+ * for another bundle, or refused by V8; the commands started most skip commander; output goes to
+ * the descriptor without Node's stream machinery.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +53,18 @@ describe('start-up', () => {
     expect(traceLoads(['expand', key!, '--lines', '1'], '', { CG_STORE_DIR: store }).loaded).toMatch(
       /node_modules\/commander\//,
     );
+  });
+
+  it('writes its output to a pipe without building a stream for stdout or stderr when nothing else needs one', () => {
+    const pipe = traceLoads([], 'hi\n', {}, true);
+    expect(pipe.stdout).toBe('hi\n');
+    const version = traceLoads(['--version'], '', {}, true);
+    expect(version.code).toBe(0);
+    for (const r of [pipe, version]) expect(r.builtins).not.toContain('net');
+    // cg run streams the command's output through process.stdout: there the stream is built.
+    const run = traceLoads(['run', '--', 'echo', 'hi'], '', {}, true);
+    expect(run.stdout).toBe('hi\n');
+    expect(run.builtins).toContain('net');
   });
 
   it('the launcher compiles the bundle from the code cache the build made, which V8 accepts', () => {

@@ -1,7 +1,9 @@
 /**
  * Runs bin/cg.js with a tracer preloaded that prints `LOAD <specifier or URL>` on stderr for every
  * module Node resolves: through the ES module loader (the launcher's entry, each lazily imported
- * package) and through require. What a start-up loads is then a plain list to assert on.
+ * package) and through require. Or, with a lighter preload, which of Node's own modules the process
+ * loaded (`net` once a stream on a pipe was built). What a start-up loads is then a plain list to
+ * assert on.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -19,19 +21,39 @@ Module._load = function (request, ...rest) {
 };
 `;
 
+/**
+ * Preloaded with --require, which (unlike register()'s hooks thread) loads nothing of its own; the
+ * list is written with write(2), since building process.stderr would add to it.
+ */
+const BUILTINS = `process.on('exit', () => {
+  const names = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13));
+  require('node:fs').writeSync(2, names.map((n) => 'BUILTIN ' + n + '\\n').join(''));
+});
+`;
+
 export interface Traced {
   code: number;
   stdout: string;
   /** Everything resolved, one specifier or URL per line. */
   loaded: string;
+  /** Node's own modules loaded (builtinsOnly). */
+  builtins: string[];
 }
 
-/** `cg args` with stdin `input`, a private store and config, and the tracer preloaded. */
-export function traceLoads(args: string[], input = '', env: Record<string, string> = {}): Traced {
+/**
+ * `cg args` with stdin `input`, a private store and config, and the tracer preloaded (or, with
+ * `builtinsOnly`, only the list of Node's own modules, which the tracer's hooks would disturb).
+ */
+export function traceLoads(
+  args: string[],
+  input = '',
+  env: Record<string, string> = {},
+  builtinsOnly = false,
+): Traced {
   const dir = tempDir('cg-e2e-trace-');
-  const tracer = join(dir, 'trace.mjs');
-  writeFileSync(tracer, TRACER);
-  const r = spawnSync(process.execPath, ['--import', tracer, BIN, ...args], {
+  const tracer = join(dir, builtinsOnly ? 'builtins.cjs' : 'trace.mjs');
+  writeFileSync(tracer, builtinsOnly ? BUILTINS : TRACER);
+  const r = spawnSync(process.execPath, [builtinsOnly ? '--require' : '--import', tracer, BIN, ...args], {
     input,
     env: {
       PATH: process.env.PATH ?? '',
@@ -49,5 +71,9 @@ export function traceLoads(args: string[], input = '', env: Record<string, strin
       .split('\n')
       .filter((l) => l.startsWith('LOAD '))
       .join('\n'),
+    builtins: stderr
+      .split('\n')
+      .filter((l) => l.startsWith('BUILTIN '))
+      .map((l) => l.slice(8)),
   };
 }
