@@ -61,7 +61,7 @@ describe('start-up', () => {
     const version = traceLoads(['--version'], '', {}, true);
     expect(version.code).toBe(0);
     for (const r of [pipe, version]) expect(r.builtins).not.toContain('net');
-    // cg run streams the command's output through process.stdout: there the stream is built.
+    // The list would show it: cg run spawns through child_process, which loads net.
     const run = traceLoads(['run', '--', 'echo', 'hi'], '', {}, true);
     expect(run.stdout).toBe('hi\n');
     expect(run.builtins).toContain('net');
