@@ -8,7 +8,7 @@
  * It also holds the one safe way to delete an entry that another process may be re-using at the
  * same moment (evict), and the matching half on the re-use side (refresh).
  */
-import { constants } from 'node:fs';
+import { constants, lstatSync, mkdirSync, type Stats } from 'node:fs';
 import { link, lstat, lutimes, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -56,9 +56,18 @@ export async function readRegular(path: string): Promise<Buffer> {
 }
 
 /** A directory that is really one (not a link to one): mkdir, then lstat to be sure. */
+/** ensureRealDir without the thread pool (the store's write probe). */
+export function ensureRealDirSync(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  notThroughLink(path, lstatSync(path));
+}
+
 export async function ensureRealDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 });
-  const st = await lstat(path);
+  notThroughLink(path, await lstat(path));
+}
+
+function notThroughLink(path: string, st: Stats): void {
   if (!st.isDirectory()) {
     throw refusal(
       'ENOTDIR',

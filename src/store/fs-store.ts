@@ -11,6 +11,7 @@
  * Entries are private to the user (0700 dirs, 0600 files): they hold raw tool output, secrets
  * included. Links inside the store are never followed (fs-entry.ts).
  */
+import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { link, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode, encode } from './codec.js';
@@ -18,6 +19,7 @@ import {
   CREATE_FLAGS,
   codeOf,
   ensureRealDir,
+  ensureRealDirSync,
   messageOf,
   NO_HARD_LINKS,
   readRegular,
@@ -51,6 +53,27 @@ let tmpCounter = 0;
 /** The path an entry lives at; callers must have checked isKey(key). */
 export function entryPath(dir: string, key: string): string {
   return join(dir, key.slice(0, 2), key);
+}
+
+/** Whether a file can be created and written in the store (which is made if missing). */
+function probeWrite(dir: string, probe: string): boolean {
+  try {
+    ensureRealDirSync(dir);
+    const fd = openSync(probe, CREATE_FLAGS, 0o600);
+    try {
+      writeSync(fd, 'probe');
+    } finally {
+      closeSync(fd);
+      try {
+        unlinkSync(probe);
+      } catch {
+        // gone already
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** How the bytes under a key relate to the original a put brings. */
@@ -202,23 +225,10 @@ export function createFsStore(opts: StoreOptions): Store {
     dir,
 
     writable() {
-      writableAnswer ??= (async () => {
-        // Sessions and CI run as root, which ignores permission bits: only an actual write tells.
-        try {
-          await ensureRealDir(dir);
-          const probe = tmpPath();
-          const fh = await open(probe, CREATE_FLAGS, 0o600);
-          try {
-            await fh.write('probe');
-          } finally {
-            await fh.close();
-            await unlink(probe).catch(() => undefined);
-          }
-          return true;
-        } catch {
-          return false;
-        }
-      })();
+      // Sessions and CI run as root, which ignores permission bits: only an actual write tells.
+      // Synchronous: a few system calls, cheaper than starting libuv's thread pool for them, which
+      // the cheapest runs (nothing stashed) would otherwise do for this probe alone.
+      writableAnswer ??= Promise.resolve(probeWrite(dir, tmpPath()));
       return writableAnswer;
     },
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers.js';
 import { BIN, cg, seq } from './run-cg.js';
-import { traceLoads } from './trace-loads.js';
+import { threadsAtExit, traceLoads } from './trace-loads.js';
 
 const BUNDLE = join(ROOT, 'dist', 'cli.cjs');
 
@@ -65,6 +65,14 @@ describe('start-up', () => {
     const run = traceLoads(['run', '--', 'echo', 'hi'], '', {}, true);
     expect(run.stdout).toBe('hi\n');
     expect(run.builtins).toContain('net');
+  });
+
+  it('echo hi | cg starts no thread beyond those of Node itself (no libuv thread pool for its few file operations)', () => {
+    const node = threadsAtExit(['-e', '']);
+    if (node === undefined) return; // no /proc here to count threads
+    expect(threadsAtExit([BIN], 'hi\n')).toBe(node);
+    // The count would show them: a file read through fs/promises starts the pool.
+    expect(threadsAtExit(['-e', "require('node:fs/promises').stat('.')"])).toBeGreaterThan(node);
   });
 
   it('the launcher compiles the bundle from the code cache the build made, which V8 accepts', () => {

@@ -6,7 +6,7 @@
  * assert on.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers.js';
 import { BIN } from './run-cg.js';
@@ -76,4 +76,29 @@ export function traceLoads(
       .filter((l) => l.startsWith('BUILTIN '))
       .map((l) => l.slice(8)),
   };
+}
+
+/** Preloaded: the threads the process has as it exits, written with write(2). */
+const THREADS = `process.on('exit', () => {
+  require('node:fs').writeSync(2, 'THREADS ' + require('node:fs').readdirSync('/proc/self/task').length + '\\n');
+});
+`;
+
+/** Threads of `node ARGS…` (stdin `input`) as it exits; undefined without Linux's /proc. */
+export function threadsAtExit(args: string[], input = ''): number | undefined {
+  if (!existsSync('/proc/self/task')) return undefined;
+  const dir = tempDir('cg-e2e-threads-');
+  const preload = join(dir, 'threads.cjs');
+  writeFileSync(preload, THREADS);
+  const r = spawnSync(process.execPath, ['--require', preload, ...args], {
+    input,
+    env: {
+      PATH: process.env.PATH ?? '',
+      XDG_CONFIG_HOME: join(dir, 'cfg'),
+      CG_STORE_DIR: join(dir, 'store'),
+      CG_STATE_DIR: join(dir, 'state'),
+    },
+  });
+  const n = /THREADS (\d+)/.exec(r.stderr.toString())?.[1];
+  return n === undefined ? undefined : Number(n);
 }
