@@ -41,11 +41,46 @@ function stashOne(bin, env) {
   return key;
 }
 
+/** The cases of one build of cg; `key` is an original in the shared store. */
+function casesOf(prefix, bin, key) {
+  const node = process.execPath;
+  return {
+    [`${prefix}pipe`]: [[node, bin], 'hi\n'],
+    [`${prefix}version`]: [[node, bin, '--version'], ''],
+    [`${prefix}expand`]: [[node, bin, 'expand', key], ''],
+    [`${prefix}run`]: [[node, bin, 'run', '--', 'true'], ''],
+  };
+}
+
+/** The four rows of one build, from the medians `m`. */
+function rowsOf(prefix, m, label = '') {
+  const f = (x) => x.toFixed(1);
+  const both = (x) => `${f(x.wall)} ms, cpu ${f(x.cpu)} ms`;
+  const ratio = (name, budget) => [
+    both(m[prefix + name]),
+    `node -e '' ${both(m.node)}`,
+    `${(m[prefix + name].wall / m.node.wall).toFixed(2)}×, cpu ${(m[prefix + name].cpu / m.node.cpu).toFixed(2)}× (budget ≤ ${budget}×)`,
+  ];
+  const run = m[`${prefix}run`];
+  return [
+    [`start-up${label}: echo hi | cg`, ...ratio('pipe', 1.25)],
+    [`start-up${label}: cg --version`, ...ratio('version', 1.25)],
+    [`start-up${label}: cg expand KEY`, ...ratio('expand', 1.4)],
+    [
+      `start-up${label}: cg run -- true`,
+      both(run),
+      `true ${both(m.true)}`,
+      `adds ${f(run.wall - m.true.wall)} ms, cpu ${f(run.cpu - m.true.cpu)} ms (budget ≤ 40 ms; node -e '' alone adds ${f(m.node.wall - m.true.wall)} ms, cpu ${f(m.node.cpu - m.true.cpu)} ms)`,
+    ],
+  ];
+}
+
 /**
  * Rows for bench/run.mjs: [label, wall and CPU, baseline, ratio and budget]. `rounds` interleaved
- * rounds of every case; the order inside a round rotates so none always runs first.
+ * rounds of every case; the order inside a round rotates so none always runs first. `others`
+ * ({label: bin}) are further builds measured in the same rounds (an A/B against an older build).
  */
-export function benchStartup({ bin, env, rounds = 21 }) {
+export function benchStartup({ bin, env, rounds = 21, others = {} }) {
   const work = mkdtempSync(join(tmpdir(), 'cg-bench-startup-'));
   const runEnv = {
     ...env,
@@ -55,14 +90,11 @@ export function benchStartup({ bin, env, rounds = 21 }) {
   };
   try {
     const key = stashOne(bin, runEnv);
-    const node = process.execPath;
+    const builds = { '': bin, ...Object.fromEntries(Object.entries(others).map(([l, b]) => [`${l}:`, b])) };
     const cases = {
-      node: [[node, '-e', ''], 'hi\n'],
-      pipe: [[node, bin], 'hi\n'],
-      version: [[node, bin, '--version'], ''],
-      expand: [[node, bin, 'expand', key], ''],
+      node: [[process.execPath, '-e', ''], 'hi\n'],
       true: [['/bin/true'], ''],
-      run: [[node, bin, 'run', '--', 'true'], ''],
+      ...Object.assign({}, ...Object.entries(builds).map(([prefix, b]) => casesOf(prefix, b, key))),
     };
     const names = Object.keys(cases);
     const samples = Object.fromEntries(names.map((n) => [n, { wall: [], cpu: [] }]));
@@ -78,35 +110,22 @@ export function benchStartup({ bin, env, rounds = 21 }) {
     const m = Object.fromEntries(
       names.map((n) => [n, { wall: median(samples[n].wall), cpu: median(samples[n].cpu) }]),
     );
-    const f = (x) => x.toFixed(1);
-    const both = (x) => `${f(x.wall)} ms, cpu ${f(x.cpu)} ms`;
-    const ratio = (name, budget) => [
-      both(m[name]),
-      `node -e '' ${both(m.node)}`,
-      `${(m[name].wall / m.node.wall).toFixed(2)}×, cpu ${(m[name].cpu / m.node.cpu).toFixed(2)}× (budget ≤ ${budget}×)`,
-    ];
-    return [
-      ['start-up: echo hi | cg', ...ratio('pipe', 1.25)],
-      ['start-up: cg --version', ...ratio('version', 1.25)],
-      ['start-up: cg expand KEY', ...ratio('expand', 1.4)],
-      [
-        'start-up: cg run -- true',
-        both(m.run),
-        `true ${both(m.true)}`,
-        `adds ${f(m.run.wall - m.true.wall)} ms, cpu ${f(m.run.cpu - m.true.cpu)} ms (budget ≤ 40 ms)`,
-      ],
-    ];
+    return Object.keys(builds).flatMap((prefix) =>
+      rowsOf(prefix, m, prefix ? ` (${prefix.slice(0, -1)})` : ''),
+    );
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-// Run alone: `node bench/startup.mjs [rounds]` (after `node scripts/build.mjs`).
+// Run alone: `node bench/startup.mjs [rounds] [label=bin …]` (after `node scripts/build.mjs`): this
+// build, and each labelled one in the same rounds, e.g. `before=/tmp/old/bin/cg.js`.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const bin = new URL('../bin/cg.js', import.meta.url).pathname;
   const env = { ...process.env };
   delete env.CG_DISABLE;
-  const rows = benchStartup({ bin, env, rounds: Number(process.argv[2] ?? 21) });
+  const others = Object.fromEntries(process.argv.slice(3).map((a) => a.split(/=(.*)/s).slice(0, 2)));
+  const rows = benchStartup({ bin, env, rounds: Number(process.argv[2] ?? 21), others });
   const w = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)));
   for (const r of rows) console.log(r.map((c, i) => c.padEnd(w[i])).join('  │  '));
 }

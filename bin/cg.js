@@ -39,6 +39,26 @@ const script = new Script(
 const cli = { exports: {} };
 const requireHere = createRequire(bundle);
 /**
+ * Loaded on first use, not when the bundle's modules initialise: node:fs/promises brings a dozen
+ * of Node's own modules with it (streams, readline, watchers), and the cheapest runs never call it.
+ */
+const DEFERRED = new Set(['node:fs/promises']);
+function deferred(id) {
+  let exports;
+  const load = () => (exports ??= requireHere(id));
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => load()[key],
+      has: (_, key) => key in load(),
+      ownKeys: () => Reflect.ownKeys(load()),
+      getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(load(), key),
+    },
+  );
+}
+const bundleRequire = (id) => (DEFERRED.has(id) ? deferred(id) : requireHere(id));
+bundleRequire.resolve = requireHere.resolve;
+/**
  * The bundle's `import()`. A builtin (`node:zlib`, `node:child_process`) comes from require, as a
  * namespace-like object (its exports, and the same as `default`), which spares starting the ES
  * module loader for it; a package is imported.
@@ -50,7 +70,7 @@ const importFor = (specifier) =>
         return Object.create(exports, { default: { value: exports, enumerable: true } });
       })
     : import(specifier);
-script.runInThisContext()(cli.exports, requireHere, cli, bundle, join(__dirname, '..', 'dist'), importFor);
+script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, join(__dirname, '..', 'dist'), importFor);
 
 // How a failed write to stdout ends cg. A reader that stops early (`cg --help | head`) closes the
 // pipe: end quietly, like any Unix filter, with the exit code already set (cg run: the command's).
