@@ -72,13 +72,12 @@ const importFor = (specifier) =>
     : import(specifier);
 script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, join(__dirname, '..', 'dist'), importFor);
 
-// How a failed write to stdout ends cg. A reader that stops early (`cg --help | head`) closes the
-// pipe: end quietly, like any Unix filter, with the exit code already set (cg run: the command's).
-// Any other failure (disk full, I/O error) is one line and a non-zero exit (cg run keeps a failing
-// command's own code) — unless a handler that takes over (cg run, while the command still runs)
-// marked the error handled.
-// cg writes its output straight to descriptor 1 until something builds process.stdout (src/stdout.ts);
-// this handler takes a failed write either way.
+// How a failed write to stdout ends cg, whether it went straight to descriptor 1 (until something
+// builds process.stdout: src/stdout.ts) or through the stream. A reader that stops early
+// (`cg --help | head`) closes the pipe: end quietly, like any Unix filter, with the exit code
+// already set (cg run: the command's). Any other failure (disk full, I/O error) is one line and a
+// non-zero exit (cg run keeps a failing command's own code) — unless a handler that takes over
+// (cg run, while the command still runs) marked the error handled.
 function onStdoutError(err) {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   if (err.handled) return;
