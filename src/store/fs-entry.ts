@@ -56,15 +56,15 @@ export async function readRegular(path: string): Promise<Buffer> {
 }
 
 /** A directory that is really one (not a link to one): mkdir, then lstat to be sure. */
+export async function ensureRealDir(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  notThroughLink(path, await lstat(path));
+}
+
 /** ensureRealDir without the thread pool (the store's write probe). */
 export function ensureRealDirSync(path: string): void {
   mkdirSync(path, { recursive: true, mode: 0o700 });
   notThroughLink(path, lstatSync(path));
-}
-
-export async function ensureRealDir(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
-  notThroughLink(path, await lstat(path));
 }
 
 function notThroughLink(path: string, st: Stats): void {
