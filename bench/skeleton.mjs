@@ -156,6 +156,13 @@ function table(rows, note) {
     fmt(head),
     ...body.map(fmt),
   ];
+  if (withRm.length) {
+    const atMost = withRm.filter((r) => r.cgTokens <= r.rmTokens).length;
+    const slow = rows.filter((r) => r.cgMs > 300).length;
+    lines.push(
+      `cg keeps at most repomix's tokens on ${atMost} of ${withRm.length} files; cg over 300 ms on ${slow} of ${rows.length}`,
+    );
+  }
   if (note) lines.push(note);
   return lines;
 }

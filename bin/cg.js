@@ -39,10 +39,11 @@ const script = new Script(
 const cli = { exports: {} };
 const requireHere = createRequire(bundle);
 /**
- * Loaded on first use, not when the bundle's modules initialise: node:fs/promises brings a dozen
- * of Node's own modules with it (streams, readline, watchers), and the cheapest runs never call it.
+ * Loaded on first use, not when the bundle's modules initialise: each brings a dozen of Node's own
+ * modules with it (streams, sockets, readline, watchers), and the cheapest runs never call them
+ * (node:net is for a Redis store's address, node:fs/promises for work the pipe does synchronously).
  */
-const DEFERRED = new Set(['node:fs/promises']);
+const DEFERRED = new Set(['node:fs/promises', 'node:net', 'node:child_process']);
 function deferred(id) {
   let exports;
   const load = () => (exports ??= requireHere(id));
@@ -61,15 +62,21 @@ bundleRequire.resolve = requireHere.resolve;
 /**
  * The bundle's `import()`. A builtin (`node:zlib`, `node:child_process`) comes from require, as a
  * namespace-like object (its exports, and the same as `default`), which spares starting the ES
- * module loader for it; a package is imported.
+ * module loader for it; a file beside the bundle (`./ioredis.js`) is imported from dist/, as the
+ * bundle would have; a package is imported.
  */
-const importFor = (specifier) =>
-  specifier.startsWith('node:')
-    ? Promise.resolve().then(() => {
-        const exports = requireHere(specifier);
-        return Object.create(exports, { default: { value: exports, enumerable: true } });
-      })
-    : import(specifier);
+function importFor(specifier) {
+  if (specifier.startsWith('node:')) {
+    return Promise.resolve().then(() => {
+      const exports = requireHere(specifier);
+      return Object.create(exports, { default: { value: exports, enumerable: true } });
+    });
+  }
+  if (specifier.startsWith('./') || specifier.startsWith('../')) {
+    return import(require('node:url').pathToFileURL(join(__dirname, '..', 'dist', specifier)).href);
+  }
+  return import(specifier);
+}
 script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, join(__dirname, '..', 'dist'), importFor);
 
 // How a failed write to stdout ends cg, whether it went straight to descriptor 1 (until something

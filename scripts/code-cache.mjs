@@ -39,6 +39,16 @@ export async function finishCliBundle(file) {
   writeFileSync(file, `/*cg-bundle:${hash}${wide ? ':utf8' : ''}*/\n${source}`);
 }
 
+/** A Claude Code PostToolUse call of the Bash tool that printed `stdout`. */
+function postToolUse(command, stdout) {
+  return {
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_response: { stdout, stderr: '', interrupted: false, isImage: false },
+  };
+}
+
 /** The training runs: [argv, stdin]; `KEY` is replaced by the key the stashing run printed. */
 function trainingRuns() {
   let lines = '';
@@ -49,7 +59,7 @@ function trainingRuns() {
     [['expand', 'KEY'], ''],
     [['--version'], ''],
     [['run', '--', 'true'], ''],
-    [['hook', 'claude'], '{"tool_name":"Bash","tool_input":{"command":"git status"}}'],
+    [['hook', 'claude'], JSON.stringify(postToolUse('seq 3000', lines.slice(0, lines.indexOf('3001\n'))))],
     [['--help'], ''],
   ];
 }

@@ -27,6 +27,7 @@ Examples:
 Environment:
   CG_DISABLE=1     every command passes its input through verbatim
   CG_STORE_DIR     where originals are stashed (default $XDG_CACHE_HOME/cg/store)
+  CG_STORE_URL     a shared Redis store instead: redis://[user[:pass]@]host[:port][/db], rediss:// (TLS)
   CG_CONFIG        config file to use (else a trusted .cg.yaml, then $XDG_CONFIG_HOME/cg/config.yaml)
   CG_SESSION       conversation id for replaying request bodies (like --session)
   CG_STATE_DIR     where session records and the stats ledger live (default $XDG_STATE_HOME/cg)
@@ -53,11 +54,14 @@ Examples:
 const HOOK_EXAMPLES = `
 Examples:
   cg init claude                            install it (cg hook claude) in ~/.claude/settings.json
-  echo '{"tool_name":"Bash","tool_input":{"command":"pytest -q"}}' | cg hook claude
+  cg doctor                                 check every installed integration
+  seq 3000 | jq -Rs '{hook_event_name:"PostToolUse",tool_name:"Bash",tool_input:{command:"seq 3000"},
+    tool_response:{stdout:.,stderr:"",interrupted:false,isImage:false}}' | cg hook claude
 
-Prints nothing (the call runs unchanged) for commands no filter handles, pipelines, redirections to
-files, heredocs, interactive programs, with CG_DISABLE=1, and on any problem of its own.
-CG_HOOK_DEBUG=1 says on stderr what it decided and why.
+Claude Code (PostToolUse) and Gemini CLI (AfterTool): the tool runs as approved, then the hook hands
+back a shorter output. Codex (PreToolUse): only commands no Codex rule names are wrapped in cg run.
+Prints nothing (the call goes on unchanged) for small outputs, tools or commands cg leaves alone,
+with CG_DISABLE=1, and on any problem of its own. CG_HOOK_DEBUG=1 says on stderr what it decided.
 `;
 
 const INIT_EXAMPLES = `
@@ -65,8 +69,20 @@ Examples:
   cg init claude --dry-run                  show the change to ~/.claude/settings.json
   cg init claude --project                  ./.claude/settings.json instead
   cg init codex                             ~/.codex/hooks.json
+  cg init gemini                            ~/.gemini/settings.json (the hook and cg's MCP server)
   cg init claude --uninstall                take the hook out again
   cg init agents-md >> AGENTS.md            tell the agent about <<cg:KEY>> markers
+`;
+
+const PROXY_EXAMPLES = `
+Examples:
+  cg proxy                                  listen on 127.0.0.1:8787; prints the lines for Claude Code and Codex
+  cg proxy --observe                        change nothing, record what would have been saved
+  ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+
+Routes: POST /v1/messages, /v1/chat/completions and /v1/responses are compacted (preset agent);
+everything else passes through unchanged. Upstreams come from flags or the proxy: section of your
+own config, never from the request. GET /_cg/health answers for cg doctor.
 `;
 
 const COMPLETION_EXAMPLES = `
@@ -270,39 +286,71 @@ Examples:
     .description('tokens saved, from the ledger: totals, by component and command, net of cg expand')
     .option('--since <when>', 'only events since a duration ago (30m, 24h, 7d) or a date (2026-11-01)')
     .option('--session <id>', 'only events of this session ($CG_SESSION when they were recorded)')
-    .option('--top <n>', 'rows in the by-command and no-filter-matched tables (default 10)')
+    .option('--top <n>', 'rows per table (default: what fits one screen; 10 in --json)')
     .option('--json', 'machine-readable report (keys are only ever added, never renamed)')
     .option('--graph', 'daily saved tokens as a bar chart')
     .option('--reset', 'delete the ledger and pending records, and say what was removed')
+    .option('--observed', 'what cg proxy --observe would have saved (its own ledger), not what was saved')
+    .addHelpText(
+      'after',
+      `
+The first figures are measured against what the agent host would have shown without cg (Claude
+Code keeps ≤30,000 chars of a command's output inline, Codex 40,000 bytes, Gemini CLI 40,000
+chars), the raw ones beside them. The host is recorded per run: CG_HOST=claude-code|codex|gemini
+(none: raw), else the variable the host sets in its shells; CG_VIA=hook|proxy|pipe says the door.
+Filters whose markers come back through cg expand too often are flagged "too aggressive".
+`,
+    )
     .action(async (flags) => {
       const { statsCommand } = await import('./commands/stats.js');
       setExit(await statsCommand(flags));
     });
 
-  // Agent integrations: the PreToolUse hook, its installer, the MCP server, shell completions.
+  program
+    .command('discover')
+    .description('commands that went through with no filter, by tokens: the filters worth writing next')
+    .option('--since <when>', 'only events since a duration ago (30m, 24h, 7d) or a date (2026-11-01)')
+    .option('--session <id>', 'only events of this session ($CG_SESSION when they were recorded)')
+    .option('--top <n>', 'rows (default 20)')
+    .option('--json', 'machine-readable list (keys are only ever added, never renamed)')
+    .action(async (flags) => {
+      const { discoverCommand } = await import('./commands/discover.js');
+      setExit(await discoverCommand(flags));
+    });
+
+  // Agent integrations: the hooks, their installer and doctor, the MCP server, shell completions.
   const { Argument } = await import('commander');
   program
     .command('hook')
-    .description("an agent's PreToolUse hook: reads the hook JSON on stdin, wraps shell commands in cg run")
-    .addArgument(new Argument('<agent>', 'claude or codex').choices(['claude', 'codex']))
+    .description(
+      "an agent host's hook: reads the hook JSON on stdin; replaces tool output (claude, gemini) or wraps shell commands in cg run (codex)",
+    )
+    .addArgument(new Argument('<host>', 'claude, codex or gemini').choices(['claude', 'codex', 'gemini']))
+    .option('--mcp-tool <name>', "the host's name for cg's MCP cg_expand tool: marker hints name it")
     .addHelpText('after', HOOK_EXAMPLES)
-    .action(async (agent: 'claude' | 'codex') => {
+    .action(async (host: 'claude' | 'codex' | 'gemini', flags: { mcpTool?: string }) => {
       const { hookSubcommand } = await import('./commands/hook.js');
-      setExit(await hookSubcommand(agent));
+      setExit(await hookSubcommand(host, flags.mcpTool ? { mcpTool: flags.mcpTool } : {}));
     });
 
   program
     .command('init')
     .description(
-      "add cg's hook to an agent's settings (claude, codex), or print agent instructions (agents-md)",
+      "add cg's hook to an agent host's settings (claude, codex, gemini), or print agent instructions (agents-md)",
     )
     .addArgument(
-      new Argument('<target>', 'claude, codex or agents-md').choices(['claude', 'codex', 'agents-md']),
+      new Argument('<target>', 'claude, codex, gemini or agents-md').choices([
+        'claude',
+        'codex',
+        'gemini',
+        'agents-md',
+      ]),
     )
-    .option('--global', 'user-wide settings (~/.claude, ~/.codex; the default)')
-    .option('--project', "this project's settings (./.claude, ./.codex)")
+    .option('--global', 'user-wide settings (~/.claude, ~/.codex, ~/.gemini; the default)')
+    .option('--project', "this project's settings (./.claude, ./.codex, ./.gemini)")
     .option('--dry-run', 'print the change as a diff; write nothing')
     .option('--uninstall', "remove cg's hook, leaving everything else as it was")
+    .option('--proxy [url]', 'point the agent at cg proxy instead (default http://127.0.0.1:8787)')
     .addHelpText('after', INIT_EXAMPLES)
     .action(async (target: string, flags) => {
       const [{ initCommand }, { writeOut }] = await Promise.all([
@@ -321,6 +369,52 @@ Examples:
         }),
       );
       await writeOut(out);
+    });
+
+  program
+    .command('doctor')
+    .description(
+      'check every installed agent integration: installed, trusted, host version, and the hook answering as the host expects',
+    )
+    .action(async () => {
+      const [{ doctorCommand }, { writeOut }] = await Promise.all([
+        import('./commands/doctor.js'),
+        import('./io.js'),
+      ]);
+      let out = '';
+      setExit(
+        await doctorCommand({
+          env: process.env,
+          cwd: process.cwd(),
+          out: (s) => {
+            out += s;
+          },
+        }),
+      );
+      await writeOut(out);
+    });
+
+  program
+    .command('proxy')
+    .description('a local HTTP proxy that compacts agent request bodies on their way to the provider')
+    .option('--port <n>', 'port to listen on (default 8787; 0 picks a free one)')
+    .option('--host <addr>', 'address to listen on (default 127.0.0.1)')
+    .option('--allow-remote', 'allow a --host that is not a loopback address (prints a warning)')
+    .option(
+      '--observe',
+      'forward every body unchanged; record what would have been saved (cg stats --observed)',
+    )
+    .option('-p, --preset <name>', 'component preset for request bodies (default agent)')
+    .option('--anthropic-upstream <url>', 'where Anthropic requests go (default https://api.anthropic.com)')
+    .option('--openai-upstream <url>', 'where OpenAI requests go (default https://api.openai.com)')
+    .option('--timeout-ms <n>', 'a compaction taking longer forwards the original body (default 20000)')
+    .option('--config <file>', 'config file (its proxy: section counts only if it is your own)')
+    .option('--no-store', 'do not stash originals: lossless components only')
+    .option('-v, --verbose', 'one line per request on stderr (auth headers redacted, never bodies)')
+    .addHelpText('after', PROXY_EXAMPLES)
+    .action(async (flags) => {
+      const { proxyCommand } = await import('./commands/proxy.js');
+      setExit(await proxyCommand(flags));
     });
 
   program
@@ -384,10 +478,11 @@ export async function main(argv: string[]): Promise<number> {
       const { compressCommand } = await import('./commands/compress.js');
       return await compressCommand({ format: 'auto' });
     }
-    if (argv[0] === 'hook' && (argv[1] === 'claude' || argv[1] === 'codex') && argv.length === 2) {
-      // The agent's hook runs before every shell call: it too skips the argument parser.
-      const { hookSubcommand } = await import('./commands/hook.js');
-      return await hookSubcommand(argv[1]);
+    if (argv[0] === 'hook' && (argv[1] === 'claude' || argv[1] === 'codex' || argv[1] === 'gemini')) {
+      // The agent's hook runs on every tool call: it too skips the argument parser when it can.
+      const { hookSubcommand, parseHookArgs } = await import('./commands/hook.js');
+      const flags = parseHookArgs(argv.slice(2));
+      if (flags) return await hookSubcommand(argv[1], flags);
     }
     const fast = await fastPath(argv);
     if (fast !== undefined) return fast;

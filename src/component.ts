@@ -2,10 +2,22 @@
  * The Component contract (types only). A component is a small pure function plus its config: it
  * looks at one tool output (scope 'output') or at all tool outputs of a transcript (scope
  * 'transcript') and returns outcomes. It never writes to the store, never counts the final marker,
- * and never decides whether a rewrite is kept: the pipeline owns every gate (DESIGN §1).
+ * and never decides whether a rewrite is kept: the pipeline owns every gate (DESIGN §1,
+ * src/pipeline/gates.ts). An output component is only ever called on outputs the gates let it
+ * change; a transcript component sees every output, each saying whether it may change it, and an
+ * outcome for one it may not is dropped. Neither sees the gates' inputs (error flags, whether the
+ * text is well formed): deciding on them is the pipeline's job alone.
  */
-import type { CompiledFilter } from './dsl/types.js';
+import type { FilterSource } from './dsl/types.js';
+import type { InputFormat, MessageView, StructuralEdit, ToolOutput } from './input/transcript.js';
+import type { ModelAccess } from './llm/access.js';
+import type { SessionMemo } from './session/memo.js';
 import type { Tokens } from './tokens.js';
+
+// The types a component's signature mentions, defined where they belong (the transcript model in
+// input/, the model in llm/, session state in session/, filters in dsl/), so a component needs one
+// import for its whole contract.
+export type { FilterSource, InputFormat, MessageView, ModelAccess, SessionMemo, StructuralEdit, ToolOutput };
 
 /** What a rewrite dropped: nothing, one clean contiguous tail, or anything else. */
 export type Loss = 'none' | 'tail' | 'whole';
@@ -21,7 +33,27 @@ export type Outcome =
       note?: string;
       /** Extra arguments for the expand hint, e.g. "--lines 120-" for a tail cut. */
       expandArgs?: string;
+      /**
+       * For loss 'none': the check that proves the rewrite says the same as its input. The pipeline
+       * runs it and reverts what it cannot prove; a lossless rewrite without one is reverted.
+       */
+      proof?: LosslessProof;
     };
+
+/**
+ * How a lossless rewrite is proven (src/pipeline/lossless.ts): 'json' — only whole JSON documents
+ * changed, each to text with the same tokens (whitespace aside); 'toon' — the whole output is a
+ * JSON document and the rewrite is TOON that decodes back to the same value.
+ */
+export type LosslessProof = 'json' | 'toon';
+
+/** A tool output as a component acts on it: the gates' inputs (isError, rewritable) stay with the pipeline. */
+export type OutputView = Omit<ToolOutput, 'isError' | 'rewritable'>;
+
+/** What a transcript component gets for each tool output: the output, and whether the gates let it change it. */
+export interface Candidate extends OutputView {
+  mayChange: boolean;
+}
 
 /**
  * Placeholder a lossy component puts where the pipeline must write `<<cg:KEY>>` + hint. NUL never
@@ -30,107 +62,8 @@ export type Outcome =
  */
 export const MARKER_SLOT = '\u0000cg:marker\u0000';
 
-/** One tool output as every component sees it, whatever the input format. */
-export interface ToolOutput {
-  /** Stable id within the transcript (tool_call_id / tool_use_id, "#n" suffixed for extra blocks). */
-  id: string;
-  text: string;
-  /** False for content that must stay verbatim (non-text, invalid UTF-8, cg expand output). */
-  rewritable: boolean;
-  isError: boolean;
-  toolName?: string;
-  /** The shell command that produced it, when known (a --command flag or the matching tool call). */
-  command?: string;
-  /** A file path the producing call read (e.g. Claude Code's Read input.file_path). */
-  path?: string;
-  /** Index of the message that holds this output. */
-  messageIndex: number;
-  /**
-   * The text's UTF-8 bytes, when the reader has them for free (raw text from stdin), so stashing a
-   * 100 MB original neither re-encodes nor copies it.
-   */
-  bytes?: Uint8Array;
-}
-
-/** A message reduced to what transcript-scope components need (role and plain text). */
-export interface MessageView {
-  role: string;
-  text: string;
-  /**
-   * The last content block of a message whose content is a list of blocks (Anthropic only): where a
-   * cache breakpoint can go. Absent for string content and for other formats.
-   */
-  lastBlock?: { type: string; cacheControl: boolean; empty: boolean };
-  /**
-   * This message cannot open a run of kept messages: it answers the one before it (a tool result
-   * needs the call it answers; a Responses call needs its reasoning item), so a cut may not fall
-   * just before it.
-   */
-  boundToPrevious?: true;
-  /** An assistant message whose first block is (redacted) thinking (Anthropic extended thinking). */
-  startsWithThinking?: true;
-}
-
-/**
- * A lossless edit to a request body's structure rather than to a tool output's text: the writer
- * applies it by span, leaving every other byte as it was.
- */
-export type StructuralEdit =
-  | {
-      /** `cache_control: {type: "ephemeral"}` added to the last content block of a message. */
-      kind: 'cache_breakpoint';
-      messageIndex: number;
-    }
-  | {
-      /**
-       * Messages [from, to) replaced by one user message holding `text` (lossy: the pipeline stashes
-       * the replaced span's exact bytes and writes its marker where the text has MARKER_SLOT).
-       */
-      kind: 'replace_messages';
-      from: number;
-      to: number;
-      text: string;
-      note?: string;
-    };
-
 /** What edits() returns: edits to judge, or why there is none (reported under --verbose). */
 export type EditProposal = StructuralEdit | { kind: 'skip'; gate: string };
-
-/** A model a component may ask, or why there is none (the component then degrades quietly). */
-export type ModelAccess =
-  | {
-      available: true;
-      /** Which model answers ("openai:gpt-4.1-mini"), for notes; never the key. */
-      label: string;
-      /** The longest one complete() can take, its retry included. */
-      budgetMs: number;
-      complete(req: {
-        system: string;
-        prompt: string;
-        maxTokens?: number;
-      }): Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
-    }
-  | { available: false; reason: string };
-
-/**
- * Small per-session state a component keeps between turns (a model's result for an output, a
- * summary checkpoint), saved with the session's record. Keys are namespaced by the component
- * ("extract:<hash>"). Without a session it lives for one run only.
- */
-export interface SessionMemo {
-  get(key: string): string | undefined;
-  set(key: string, value: string): void;
-}
-
-/** Finds the declarative filter for an output (see src/dsl/types.ts); loads filter files lazily. */
-export interface FilterSource {
-  /** `exclude`: filter names not to consider (cmdfilter's `disabled`); the next match wins instead. */
-  select(
-    command: string | undefined,
-    text: string,
-    options?: { exclude?: readonly string[] },
-  ): Promise<CompiledFilter | undefined>;
-}
 
 export interface RunContext {
   tokens: Tokens;
@@ -151,8 +84,6 @@ export interface RunContext {
   /** State kept across the turns of a session. */
   memo?: SessionMemo;
 }
-
-export type InputFormat = 'text' | 'openai' | 'anthropic' | 'responses';
 
 export interface ComponentBase<C> {
   /** = file name = config key = stats label */
@@ -179,8 +110,14 @@ export interface ComponentBase<C> {
 export interface OutputComponent<C = unknown> extends ComponentBase<C> {
   scope: 'output';
   /** Cheap, sync, no heavy imports: may this component act on this output at all? */
-  applies?(o: ToolOutput, cfg: C): boolean;
-  run(o: ToolOutput, cfg: C, ctx: RunContext): Outcome | Promise<Outcome>;
+  applies?(o: OutputView, cfg: C): boolean;
+  run(o: OutputView, cfg: C, ctx: RunContext): Outcome | Promise<Outcome>;
+  /**
+   * It changes an output only by applying a declarative filter from ctx.filters (cmdfilter). On a
+   * large tool error such a component is the only kind the gates let run, and ctx.filters then holds
+   * only filters proven to keep every failure line.
+   */
+  usesFilters?: true;
   /**
    * How many outputs' runs may be in flight at once (default 1): worth more than one only for a
    * component that mostly waits (on a model). Outcomes are settled in document order regardless.
@@ -190,15 +127,19 @@ export interface OutputComponent<C = unknown> extends ComponentBase<C> {
 
 export interface TranscriptComponent<C = unknown> extends ComponentBase<C> {
   scope: 'transcript';
-  /** Returns an outcome per output id it wants to change; absent ids are left alone. */
+  /**
+   * Returns an outcome per output id it wants to change; absent ids are left alone. Every output of
+   * the transcript is given (what an output is worth depends on the others), each with mayChange.
+   */
   run(
-    outputs: readonly ToolOutput[],
+    outputs: readonly Candidate[],
     cfg: C,
     ctx: RunContext,
   ): Map<string, Outcome> | Promise<Map<string, Outcome>>;
   /**
    * Structural edits to the body (a cache breakpoint, a span of messages replaced by a summary);
-   * the pipeline validates them, and stashes what a replacement drops.
+   * the pipeline validates them, and stashes what a replacement drops. It sees the outputs as read
+   * (a summary keeps tool errors in view).
    */
   edits?(
     outputs: readonly ToolOutput[],

@@ -16,7 +16,14 @@ import { ConfigError } from './errors.js';
 import { MODEL_CONFIG_DEFAULTS, type ModelConfig, parseModelConfig } from './llm/endpoint.js';
 import { hintFor, MARKER_MODES, markerModeFromEnv } from './marker-mode.js';
 import { isPreset, PRESET_NAMES, type PresetName } from './presets.js';
+import { PROXY_CONFIG_DEFAULTS, type ProxyConfig, parseProxyConfig } from './proxy/config.js';
 import { DEFAULT_HINT } from './store/marker.js';
+import {
+  parseRedisSettings,
+  REDIS_DEFAULTS,
+  REDIS_STORE_KEYS,
+  type RedisSettings,
+} from './store/redis-config.js';
 import { TOKENIZERS, type TokenizerName } from './tokens.js';
 import { announceIgnored } from './trust/notice.js';
 import { readTextFile } from './trust/read.js';
@@ -25,7 +32,8 @@ import { projectTrust } from './trust/state.js';
 import { parseYamlFile } from './trust/yaml.js';
 import { boolean, describe, integer, mapping, oneOf, string } from './validate.js';
 
-export interface StoreConfig {
+/** The Redis keys (url, prefix, …) are described in store/redis-config.ts. */
+export interface StoreConfig extends RedisSettings {
   /** From the config file; CG_STORE_DIR still wins over it. */
   dir?: string;
   ttlDays: number;
@@ -45,17 +53,20 @@ export interface CgConfig {
   tokenizer: TokenizerName;
   /** The model for model-assisted components (extract's code strategy, summarize). */
   model: ModelConfig;
+  /** `cg proxy`: upstreams, preset, deadline (honoured only from the user's own config). */
+  proxy: ProxyConfig;
 }
 
 export const STORE_CONFIG_DEFAULTS: StoreConfig = {
+  ...REDIS_DEFAULTS,
   ttlDays: 14,
   maxBytes: 512 * 1024 * 1024,
   compress: true,
   hint: DEFAULT_HINT,
 };
 
-const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filters'] as const;
-const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint', 'marker'] as const;
+const TOP_KEYS = ['preset', 'components', 'store', 'tokenizer', 'model', 'filters', 'proxy'] as const;
+const STORE_KEYS = ['dir', 'ttl_days', 'max_mb', 'compress', 'hint', 'marker', ...REDIS_STORE_KEYS] as const;
 
 export function defaultConfig(): CgConfig {
   return {
@@ -63,6 +74,7 @@ export function defaultConfig(): CgConfig {
     store: { ...STORE_CONFIG_DEFAULTS },
     tokenizer: 'o200k',
     model: { ...MODEL_CONFIG_DEFAULTS },
+    proxy: { ...PROXY_CONFIG_DEFAULTS },
   };
 }
 
@@ -174,6 +186,7 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
     maxBytes: integer(store.max_mb, 'store.max_mb', STORE_CONFIG_DEFAULTS.maxBytes / 2 ** 20, 1) * 2 ** 20,
     compress: boolean(store.compress, 'store.compress', true),
     hint: string(store.hint, 'store.hint', DEFAULT_HINT),
+    ...parseRedisSettings(store),
   };
   if (!cfg.store.hint.includes('{key}') && cfg.store.hint.trim() !== '') {
     throw new ConfigError('store.hint', 'must contain {key} so the agent knows what to expand (or be empty)');
@@ -188,6 +201,12 @@ export function parseConfigObject(raw: unknown, file?: string): CgConfig {
     cfg.model = parseModelConfig(top.model);
   } catch (err) {
     if (err instanceof ConfigError) throw err.under('model');
+    throw err;
+  }
+  try {
+    cfg.proxy = parseProxyConfig(top.proxy);
+  } catch (err) {
+    if (err instanceof ConfigError) throw err.under('proxy');
     throw err;
   }
   // A section whose feature lands later: accepted only empty, so a typo is never silently ignored.

@@ -5,16 +5,19 @@
  * outputs already sent in earlier turns are replayed as sent (src/session), and what this run sent
  * is recorded for the next turn.
  */
-import type { FilterSource, InputFormat, ModelAccess, SessionMemo } from './component.js';
+
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
+import type { FilterSource } from './dsl/types.js';
 import { transcriptQuery } from './input/query.js';
 import { readTranscript } from './input/read.js';
-import type { FormatChoice } from './input/transcript.js';
-import { modelAccess } from './llm/access.js';
+import type { FormatChoice, InputFormat, Transcript } from './input/transcript.js';
+import { type ModelAccess, modelAccess } from './llm/access.js';
 import { MODEL_CONFIG_DEFAULTS } from './llm/endpoint.js';
-import { type PipelineEvent, runPipeline } from './pipeline.js';
-import { resolveStages } from './resolve-stages.js';
-import { keepsState, openSession, type SessionOptions } from './session/replay.js';
+import { backPins } from './pipeline/replay.js';
+import { resolveStages } from './pipeline/resolve-stages.js';
+import { type PipelineEvent, type Replay, runPipeline } from './pipeline/run.js';
+import { runMemo } from './session/memo.js';
+import { keepsState, openSession, type Session, type SessionOptions } from './session/replay.js';
 import type { Store } from './store/store.js';
 import { createTokens, type TokenizerName, type Tokens } from './tokens.js';
 
@@ -52,6 +55,11 @@ export interface CompactOptions {
   model?: ModelAccess;
   /** Environment for model resolution (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Aborted when the caller stopped waiting and sent something else (the proxy's deadline): the
+   * session then records nothing of this run, since none of it was sent.
+   */
+  signal?: AbortSignal;
 }
 
 export interface CompactResult {
@@ -64,6 +72,18 @@ export interface CompactResult {
   notes: string[];
   /** The session this run replayed and recorded under (explicit or derived), if any. */
   session?: string;
+}
+
+/** The session's replay with every pinned marker backed by the store (notes say what it took). */
+async function backedReplay(session: Session, t: Transcript, store: Store, notes: string[]): Promise<Replay> {
+  const backed = await backPins(t.outputs, session.replay.pins, store);
+  if (backed.restashed > 0)
+    notes.push(`session ${session.label}: ${backed.restashed} originals stashed again from the request`);
+  if (backed.dropped > 0)
+    notes.push(
+      `session ${session.label}: ${backed.dropped} replayed outputs decided afresh (their markers cannot be backed)`,
+    );
+  return { ...session.replay, pins: backed.pins };
 }
 
 /** A loaded config as-is, a raw config object validated like a file, or the defaults. */
@@ -95,8 +115,12 @@ export async function compactText(input: string, options: CompactOptions): Promi
     options.session && options.store && (transcript.format !== 'text' || keepsState(stages))
       ? await openSession(transcript, stages, options.session)
       : undefined;
+  // A replayed marker must still expand: its original is stashed again from the request, or the
+  // output is decided afresh.
+  const replay =
+    session && options.store ? await backedReplay(session, transcript, options.store, notes) : undefined;
   if (session && transcript.format !== 'text')
-    notes.push(`session ${session.label}: ${session.replay.pins.size} outputs replayed as sent`);
+    notes.push(`session ${session.label}: ${replay?.pins.size ?? 0} outputs replayed as sent`);
   options.onPlan?.({
     format: transcript.format,
     source,
@@ -123,13 +147,13 @@ export async function compactText(input: string, options: CompactOptions): Promi
     ...(options.lang !== undefined ? { lang: options.lang } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
     ...(options.filters ? { filters: options.filters } : {}),
-    ...(session ? { replay: session.replay } : {}),
+    ...(replay ? { replay } : {}),
     model,
     memo,
   });
   const changed = rewrites.size > 0 || edits.length > 0;
   const output = changed ? transcript.write(rewrites, edits) : input;
-  if (session) {
+  if (session && !options.signal?.aborted) {
     const failed = await session.save(rewrites, finals, gone);
     if (failed) notes.push(`session ${session.label}: record not saved (${failed})`);
   }
@@ -143,10 +167,4 @@ export async function compactText(input: string, options: CompactOptions): Promi
     // Raw text's record only holds component state: it is no session a user named or would look up.
     ...(session && transcript.format !== 'text' ? { session: session.label } : {}),
   };
-}
-
-/** Component state for one run only, when there is no session to keep it in. */
-function runMemo(): SessionMemo {
-  const m = new Map<string, string>();
-  return { get: (k) => m.get(k), set: (k, v) => void m.set(k, v) };
 }

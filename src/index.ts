@@ -18,7 +18,7 @@ import type { Store } from './store/store.js';
 export type { Component, Loss, ModelAccess, Outcome, ToolOutput } from './component.js';
 export type { CgConfig } from './config.js';
 export type { CompiledFilter, FilterResult } from './dsl/types.js';
-export type { PipelineEvent } from './pipeline.js';
+export type { PipelineEvent } from './pipeline/run.js';
 export { createFsStore } from './store/fs-store.js';
 export { keyOf } from './store/keys.js';
 export type { Store } from './store/store.js';

@@ -1,9 +1,11 @@
 /**
  * Token counting, lazily. The tokenizer (gpt-tokenizer, ~0.4 s to load, ~8 MB/s) is imported only
- * when a decision cannot be made from byte bounds: a BPE token covers at least 1 and at most
- * MAX_TOKEN_BYTES bytes of UTF-8, so bytes/MAX ≤ tokens ≤ bytes. Special-token text such as
- * `<|endoftext|>` is counted as ordinary text, never rejected. Exact counts are gpt-tokenizer's, in
- * time linear in the text whatever its shape (bpe/count.ts).
+ * when a decision cannot be made from bounds: a BPE token covers at least 1 and at most
+ * MAX_TOKEN_BYTES bytes of UTF-8, so bytes/MAX ≤ tokens ≤ bytes; and the tokenizer first splits
+ * text with a regex into pieces that no token spans, so pieces ≤ tokens (for code and prose the
+ * pieces are 85–98 % of the tokens, and counting them needs only that regex, not the vocabulary).
+ * Special-token text such as `<|endoftext|>` is counted as ordinary text, never rejected. Exact
+ * counts are gpt-tokenizer's, in time linear in the text whatever its shape (bpe/count.ts).
  */
 import type { CountFn } from './bpe/count.js';
 
@@ -21,6 +23,11 @@ export interface Tokens {
   exceeds(text: string, limit: number): Promise<boolean>;
   /** Whether tokens(a) < tokens(b), from byte bounds when they decide. */
   fewer(a: string, b: string): Promise<boolean>;
+  /**
+   * A lower bound on tokens(text), the same for the same text: its pre-split pieces, counted
+   * without loading the tokenizer.
+   */
+  atLeast(text: string): Promise<number>;
   /** How many exact counts were needed (for --verbose and tests of laziness). */
   readonly exactCounts: number;
 }
@@ -36,8 +43,45 @@ function loadCounter(name: TokenizerName): Promise<CountFn> {
   return p;
 }
 
+const splitters = new Map<TokenizerName, Promise<RegExp>>();
+
+function loadSplitter(name: TokenizerName): Promise<RegExp> {
+  let p = splitters.get(name);
+  if (!p) {
+    p = import('gpt-tokenizer/encodingParams/constants').then((m) =>
+      name === 'o200k' ? m.O200K_TOKEN_SPLIT_REGEX : m.CL100K_TOKEN_SPLIT_REGEX,
+    );
+    splitters.set(name, p);
+  }
+  return p;
+}
+
+/** How many pieces the tokenizer's pre-split regex cuts the text into (each is ≥ 1 token). */
+async function pieceCount(name: TokenizerName, text: string): Promise<number> {
+  if (text.length === 0) return 0;
+  const re = new RegExp(await loadSplitter(name));
+  let n = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    n++;
+    // No piece is empty; should one be, step past it rather than loop on it.
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return n;
+}
+
 export function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * Whether a text of aBytes has fewer tokens than one of bBytes, when the byte bounds alone decide
+ * (a's most tokens below b's fewest, or a's fewest at or above b's most); undefined when only a
+ * count can tell.
+ */
+export function fewerByBytes(aBytes: number, bBytes: number): boolean | undefined {
+  if (aBytes < Math.ceil(bBytes / MAX_TOKEN_BYTES)) return true;
+  if (Math.ceil(aBytes / MAX_TOKEN_BYTES) >= bBytes) return false;
+  return undefined;
 }
 
 export function createTokens(name: TokenizerName = 'o200k'): Tokens {
@@ -53,9 +97,13 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
     cache.set(text, n);
     return n;
   };
+  // Always the pieces, never a cached exact count: callers may measure with it, and the same
+  // text must get the same figure whatever was counted before.
+  const atLeast = (text: string): Promise<number> => pieceCount(name, text);
   return {
     name,
     count,
+    atLeast,
     get exactCounts() {
       return exact;
     },
@@ -63,13 +111,14 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
       const bytes = byteLength(text);
       if (bytes <= limit) return false;
       if (Math.ceil(bytes / MAX_TOKEN_BYTES) > limit) return true;
+      if ((await atLeast(text)) > limit) return true;
       return (await count(text)) > limit;
     },
     async fewer(a, b) {
       const aBytes = byteLength(a);
-      const bBytes = byteLength(b);
-      if (aBytes < Math.ceil(bBytes / MAX_TOKEN_BYTES)) return true;
-      if (Math.ceil(aBytes / MAX_TOKEN_BYTES) >= bBytes) return false;
+      const byBytes = fewerByBytes(aBytes, byteLength(b));
+      if (byBytes !== undefined) return byBytes;
+      if (aBytes < (await atLeast(b))) return true;
       return (await count(a)) < (await count(b));
     },
   };

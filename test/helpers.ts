@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunContext, ToolOutput } from '../src/component.js';
+import type { Candidate, RunContext } from '../src/component.js';
+import type { ToolOutput } from '../src/input/transcript.js';
 import { createTokens } from '../src/tokens.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -15,6 +16,11 @@ export const HAS_CORPUS = existsSync(CORPUS);
 
 export function output(text: string, extra: Partial<ToolOutput> = {}): ToolOutput {
   return { id: 'stdin', text, rewritable: true, isError: false, messageIndex: 0, ...extra };
+}
+
+/** A tool output as a transcript component gets it; the gates let it change by default. */
+export function candidate(text: string, extra: Partial<Candidate> = {}): Candidate {
+  return { id: 'stdin', text, messageIndex: 0, mayChange: true, ...extra };
 }
 
 export function context(extra: Partial<RunContext> = {}): RunContext {

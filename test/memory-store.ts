@@ -34,6 +34,9 @@ export class MemoryStore implements Store {
   async get(key: string) {
     return this.entries.get(key);
   }
+  async has(key: string) {
+    return this.entries.has(key);
+  }
   async info(): Promise<StoreInfo> {
     let bytes = 0;
     for (const b of this.entries.values()) bytes += b.length;

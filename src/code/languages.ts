@@ -5,6 +5,10 @@
  * types that count as bodies, and the placeholder a replaced body becomes. Adding a language is one
  * entry here (and its grammar in tree-sitter-wasms).
  *
+ * Besides bodies, an entry names what an outline may shorten further when it is still too long:
+ * data literals (values), the name lists of imports, and parameter lists. None of them holds a name
+ * the outline promises to keep (src/code/outline.ts checks that a value holds no function or class).
+ *
  * This module is data plus cheap lookups: it is imported at start-up, so it must not import a parser.
  */
 
@@ -40,9 +44,60 @@ export interface LanguageSpec {
    * lifetime).
    */
   readonly quotes?: string;
+  /**
+   * Node types of data literals (object, array, dictionary, initializer lists) that may become their
+   * delimiters around `…` (`[ … ]`) when they lie outside every function body and hold no function.
+   */
+  readonly values?: readonly string[];
+  /**
+   * What stands for the elided contents of a value, import list or parameter list, inside its kept
+   * delimiters. Default `/*…*\/`: a comment, so `f(/*…*\/)` and `[/*…*\/]` still parse; Python has
+   * `...` (`[...]` is a list), Ruby no inline comment at all (`…`).
+   */
+  readonly elision?: string;
+  /** Node types of the name list of an import (`{ a, b }` in `import { a, b } from 'x'`). */
+  readonly imports?: readonly string[];
+  /**
+   * Node types of a parameter list that has no `parameters` field (Kotlin). Without either, the
+   * parameters are the function's own `(` … `)` children (Swift).
+   */
+  readonly parameters?: readonly string[];
+  /** Node types of type-parameter lists (`<T extends X>`, C++ `template <…>`), cut like parameters. */
+  readonly generics?: readonly string[];
+  /**
+   * Nodes that make a parameter declare a member (TypeScript `private x`, `readonly x`; PHP promoted
+   * properties): a parameter list holding one is never shortened.
+   */
+  readonly memberParameters?: readonly string[];
+  /**
+   * C-preprocessor conditionals (#if/#ifdef/#elif/#else/#endif) can split a statement in two (an
+   * `else if` chain with a branch under #if), which the grammar cannot read; such code is parsed
+   * a second time with those directive lines blanked (src/code/preprocessor.ts).
+   */
+  readonly preprocessor?: boolean;
 }
 
 const C_FUNCTIONS = ['function_definition'];
+
+const JS_FUNCTIONS = [
+  'function_declaration',
+  'generator_function_declaration',
+  'function_expression',
+  'function',
+  'generator_function',
+  'arrow_function',
+  'method_definition',
+];
+/** JavaScript and TypeScript: an arrow function's body may be an expression (JSX, a call). */
+const JS_COMMON = {
+  functions: JS_FUNCTIONS,
+  bodies: ['*'],
+  placeholder: '{ … }',
+  quotes: '"\'`',
+  values: ['object', 'array'],
+  imports: ['named_imports'],
+} as const;
+const TS_MEMBER_PARAMETERS = ['accessibility_modifier', 'readonly', 'override_modifier'];
 
 export const LANGUAGES: readonly LanguageSpec[] = [
   {
@@ -54,6 +109,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     bodies: ['block'],
     placeholder: '{ … }',
     quotes: '"\'`',
+    values: ['literal_value'],
   },
   {
     name: 'python',
@@ -64,60 +120,33 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     bodies: ['block'],
     placeholder: '...',
     docstrings: true,
+    values: ['dictionary', 'list', 'set'],
+    elision: '...',
   },
   {
     name: 'javascript',
     grammar: 'javascript',
     aliases: ['js', 'jsx', 'node', 'mjs', 'cjs'],
     extensions: ['js', 'jsx', 'mjs', 'cjs'],
-    functions: [
-      'function_declaration',
-      'generator_function_declaration',
-      'function_expression',
-      'function',
-      'generator_function',
-      'arrow_function',
-      'method_definition',
-    ],
-    bodies: ['statement_block'],
-    placeholder: '{ … }',
-    quotes: '"\'`',
+    ...JS_COMMON,
   },
   {
     name: 'typescript',
     grammar: 'typescript',
     aliases: ['ts', 'mts', 'cts'],
     extensions: ['ts', 'mts', 'cts'],
-    functions: [
-      'function_declaration',
-      'generator_function_declaration',
-      'function_expression',
-      'function',
-      'generator_function',
-      'arrow_function',
-      'method_definition',
-    ],
-    bodies: ['statement_block'],
-    placeholder: '{ … }',
-    quotes: '"\'`',
+    ...JS_COMMON,
+    memberParameters: TS_MEMBER_PARAMETERS,
+    generics: ['type_parameters'],
   },
   {
     name: 'tsx',
     grammar: 'tsx',
     aliases: [],
     extensions: ['tsx'],
-    functions: [
-      'function_declaration',
-      'generator_function_declaration',
-      'function_expression',
-      'function',
-      'generator_function',
-      'arrow_function',
-      'method_definition',
-    ],
-    bodies: ['statement_block'],
-    placeholder: '{ … }',
-    quotes: '"\'`',
+    ...JS_COMMON,
+    memberParameters: TS_MEMBER_PARAMETERS,
+    generics: ['type_parameters'],
   },
   {
     name: 'rust',
@@ -128,6 +157,9 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     bodies: ['block'],
     placeholder: '{ … }',
     quotes: '"',
+    values: ['array_expression', 'field_initializer_list'],
+    imports: ['use_list'],
+    generics: ['type_parameters'],
   },
   {
     name: 'java',
@@ -143,6 +175,8 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     ],
     bodies: ['block', 'constructor_body'],
     placeholder: '{ … }',
+    values: ['array_initializer'],
+    generics: ['type_parameters'],
   },
   {
     name: 'c',
@@ -152,6 +186,8 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     functions: C_FUNCTIONS,
     bodies: ['compound_statement'],
     placeholder: '{ … }',
+    values: ['initializer_list'],
+    preprocessor: true,
   },
   {
     name: 'cpp',
@@ -162,6 +198,9 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     functions: [...C_FUNCTIONS, 'lambda_expression'],
     bodies: ['compound_statement'],
     placeholder: '{ … }',
+    values: ['initializer_list'],
+    preprocessor: true,
+    generics: ['template_parameter_list'],
   },
   {
     name: 'ruby',
@@ -171,6 +210,8 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     functions: ['method', 'singleton_method', 'do_block', 'block'],
     bodies: ['body_statement', 'block_body'],
     placeholder: '…',
+    values: ['array', 'hash'],
+    elision: '…',
   },
   {
     name: 'php',
@@ -185,6 +226,9 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     ],
     bodies: ['compound_statement'],
     placeholder: '{ … }',
+    values: ['array_creation_expression'],
+    imports: ['namespace_use_group'],
+    memberParameters: ['property_promotion_parameter'],
   },
   {
     name: 'csharp',
@@ -203,6 +247,9 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     ],
     bodies: ['block', 'arrow_expression_clause'],
     placeholder: '{ … }',
+    values: ['initializer_expression'],
+    preprocessor: true,
+    generics: ['type_parameter_list'],
   },
   {
     name: 'kotlin',
@@ -219,6 +266,8 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     ],
     bodies: ['function_body'],
     placeholder: '{ … }',
+    parameters: ['function_value_parameters'],
+    generics: ['type_parameters'],
   },
   {
     name: 'swift',
@@ -234,6 +283,8 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     ],
     bodies: ['function_body', 'computed_property'],
     placeholder: '{ … }',
+    values: ['array_literal', 'dictionary_literal'],
+    generics: ['type_parameters'],
   },
   {
     name: 'scala',
@@ -243,6 +294,8 @@ export const LANGUAGES: readonly LanguageSpec[] = [
     functions: ['function_definition'],
     bodies: ['*'],
     placeholder: '{ … }',
+    imports: ['import_selectors'],
+    generics: ['type_parameters'],
   },
 ];
 

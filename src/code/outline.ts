@@ -1,99 +1,105 @@
 /**
- * What can be cut in one parsed file, as a plan: the outermost function, method, constructor and
- * lambda bodies (each with the placeholder that would replace it), and the cuts that bring every
- * comment block and docstring outside those bodies down to its first line of text (or drop it,
- * without keepDocstrings). Which bodies go is decided by the caller (src/code/skeletonize.ts) from
- * token counts; everything else — imports, declarations, member signatures, decorators, attributes,
- * fields — is never cut, so what remains is the file's shape.
+ * What can be cut in one parsed file, as a plan: candidates, each a range with the placeholder that
+ * would replace it, and the cuts that bring every comment block and docstring outside the chosen
+ * ranges down to its first line of text (src/code/comments.ts). Candidates come in kinds, from the
+ * least to the most telling part of a file's shape:
  *
- * Only outermost bodies are candidates: what lies inside a replaced body is gone anyway, and a body
- * that is kept is kept verbatim with whatever it contains.
+ * - `body`: the outermost function, method, constructor and lambda bodies;
+ * - `value`: data literals (object, array, dictionary, initializer lists) outside every body that
+ *   hold no function or class, so no name the outline promises goes with them;
+ * - `imports`: the name lists of imports (`import { … } from 'x'` keeps where they come from);
+ * - `parameters`: parameter lists (`f( … )` keeps the name and the return type), except one that
+ *   declares members (TypeScript `private x`, PHP promoted properties), and type-parameter lists
+ *   (`< … >`, C++ `template < … >`).
+ *
+ * Which candidates go is decided by the caller (src/code/skeletonize.ts) from token counts;
+ * everything else — declarations, member names and fields, signatures' names and types, decorators,
+ * attributes — is never cut, so what remains is the file's shape.
+ *
+ * Only outermost bodies and values are candidates: what lies inside a replaced one is gone anyway,
+ * and one that is kept is kept verbatim with whatever it contains.
  */
 import type { Node, Tree } from 'web-tree-sitter';
+import { commentBlocks, type Note, noteOf, trimNote } from './comments.js';
 import type { LanguageSpec } from './languages.js';
 import type { LineIndex } from './lines.js';
 import type { Cut } from './render.js';
 
-/** A body that may be replaced, with the cuts that replace it. */
-export interface BodyCut {
+export type CandidateKind = 'body' | 'value' | 'imports' | 'comment' | 'parameters';
+
+/** A range that may be replaced, with the cuts that replace it. */
+export interface Candidate {
+  kind: CandidateKind;
   /** The replaced range and its placeholder. */
   cut: Cut;
-  /** The body's original text (what min_tokens is measured on). */
+  /**
+   * What choosing the candidate takes out of the outline: the range's original text (what
+   * min_tokens is measured on), or for a comment block the line its trimming left.
+   */
   text: string;
   /** Cuts of the function's docstring (inside the body), applied with the body. */
   extra: Cut[];
 }
 
-/** What can be cut in one file: candidate bodies, and comment trims that always apply. */
+/** What can be cut in one file: candidates, and comment trims that always apply. */
 export interface Plan {
-  bodies: BodyCut[];
+  candidates: Candidate[];
   comments: Cut[];
 }
 
-/** A comment (or docstring) outside every replaced body, with the lines it covers. */
-interface Note {
-  start: number;
-  end: number;
-  first: number;
-  last: number;
-  docstring: boolean;
-  /** A docstring that is the only statement of its block: dropping it would leave the block empty. */
-  alone: boolean;
-}
-
-const TEXT = /[\p{L}\p{N}]/u;
-const MARKUP = /<\/?[A-Za-z][^>]*>/g;
-
-/** Whether a comment line says something: a letter or digit outside XML doc tags. */
-function hasText(line: string): boolean {
-  return TEXT.test(line.replace(MARKUP, ''));
-}
 const EXPRESSION_LEAD = /^(?:=>|=|->)\s*/;
-/** Characters of closing delimiters: `*\/`, `"""`, `'''`. */
-const CLOSER = /[*/"'`]/;
+const CLOSING: Record<string, string> = { '(': ')', '[': ']', '{': '}', '<': '>' };
+
+/** `[/*…*\/]` for `[1, 2, 3]`: a delimited range keeps its delimiters; anything else is elided whole. */
+function delimited(text: string, elision: string): string {
+  const close = CLOSING[text[0] ?? ''];
+  return close !== undefined && text.endsWith(close) ? `${text[0]}${elision}${close}` : elision;
+}
 
 /**
  * Walks the tree once. Bodies are the outermost function bodies (nothing inside one is visited);
- * a body no longer than its placeholder is not a candidate.
+ * a candidate no longer than its placeholder is not one.
  */
 export function plan(tree: Tree, lines: LineIndex, spec: LanguageSpec, keepDocstrings: boolean): Plan {
   const code = lines.text;
   const functions = new Set(spec.functions);
   const bodyTypes = new Set(spec.bodies);
+  const valueTypes = new Set(spec.values ?? []);
+  const importTypes = new Set(spec.imports ?? []);
+  const genericTypes = new Set(spec.generics ?? []);
   const notes: Note[] = [];
-  const bodies: BodyCut[] = [];
+  const candidates: Candidate[] = [];
 
-  const note = (node: Node, docstring = false, alone = false): Note => {
-    let end = node.endIndex;
-    // Some grammars end a line comment after its newline; the comment itself stops before it.
-    while (end > node.startIndex && (code[end - 1] === '\n' || code[end - 1] === '\r')) end--;
-    const start = node.startIndex;
-    return { start, end, first: lines.lineOf(start), last: lines.lineOf(end), docstring, alone };
+  const note = (node: Node, docstring = false, alone = false): Note =>
+    noteOf(lines, node.startIndex, node.endIndex, docstring, alone);
+
+  const add = (kind: CandidateKind, cut: Cut, extra: Cut[] = []) => {
+    const text = code.slice(cut.start, cut.end);
+    if (text.length > cut.text.length) candidates.push({ kind, cut, text, extra });
+  };
+  const addDelimited = (kind: CandidateKind, start: number, end: number) => {
+    add(kind, { start, end, text: delimited(code.slice(start, end), spec.elision ?? '/*…*/') });
   };
 
-  const bodyCut = (span: Span): BodyCut | undefined => {
-    let cut: Cut;
-    let extra: Cut[] = [];
+  const addBody = (span: Span) => {
     if (spec.placeholder !== '{ … }') {
       const doc = spec.docstrings && span.node ? docstringOf(span.node) : undefined;
       if (doc && keepDocstrings) {
         const next = doc.nextNamedSibling;
-        if (!next) return undefined;
-        cut = { start: next.startIndex, end: span.end, text: spec.placeholder };
-        extra = trimNote([note(doc, true)], lines, true);
+        if (!next) return;
+        const extra = trimNote([note(doc, true)], lines, true);
+        add('body', { start: next.startIndex, end: span.end, text: spec.placeholder }, extra);
       } else {
-        cut = { start: span.start, end: span.end, text: spec.placeholder };
+        add('body', { start: span.start, end: span.end, text: spec.placeholder });
       }
-    } else {
-      // An expression body keeps its `=` or `=>` (`fun f() = { … }`): a bare `…` there does not
-      // parse in Kotlin or Scala, and the next declaration would be read as part of it.
-      const lead = code.startsWith('{', span.start)
-        ? 0
-        : (EXPRESSION_LEAD.exec(code.slice(span.start, span.end))?.[0].length ?? 0);
-      cut = { start: span.start + lead, end: span.end, text: '{ … }' };
+      return;
     }
-    const text = code.slice(cut.start, cut.end);
-    return text.length > cut.text.length ? { cut, text, extra } : undefined;
+    // An expression body keeps its `=` or `=>` (`fun f() = { … }`): a bare `…` there does not
+    // parse in Kotlin or Scala, and the next declaration would be read as part of it.
+    const lead = code.startsWith('{', span.start)
+      ? 0
+      : (EXPRESSION_LEAD.exec(code.slice(span.start, span.end))?.[0].length ?? 0);
+    add('body', { start: span.start + lead, end: span.end, text: '{ … }' });
   };
 
   // Depth-first, in document order, with an explicit stack: generated code can nest deeper than
@@ -109,14 +115,27 @@ export function plan(tree: Tree, lines: LineIndex, spec: LanguageSpec, keepDocst
       notes.push(note(node));
       continue;
     }
+    if (valueTypes.has(type) && !holdsDefinition(node, functions)) {
+      addDelimited('value', node.startIndex, node.endIndex);
+      continue;
+    }
+    if (importTypes.has(type)) {
+      addDelimited('imports', node.startIndex, node.endIndex);
+      continue;
+    }
+    if (genericTypes.has(type)) {
+      addDelimited('parameters', node.startIndex, node.endIndex);
+      continue;
+    }
     const children = node.namedChildren.filter((c): c is Node => c !== null);
     if (functions.has(type)) {
       const span = bodyOf(node, bodyTypes);
       // A signature the parser could not read (a macro before a class, say) may have taken a
       // class body for a function body: such a node is walked like any other, never cut.
       if (span && !signatureHasError(node, span)) {
-        const body = bodyCut(span);
-        if (body) bodies.push(body);
+        addBody(span);
+        const params = parametersOf(node, span, spec);
+        if (params && !declaresMembers(params, spec)) addDelimited('parameters', params.start, params.end);
         push(children.filter((c) => c.endIndex <= span.start || c.startIndex >= span.end));
         continue;
       }
@@ -136,14 +155,32 @@ export function plan(tree: Tree, lines: LineIndex, spec: LanguageSpec, keepDocst
   }
 
   const comments: Cut[] = [];
-  for (const group of groupNotes(notes, lines)) comments.push(...trimNote(group, lines, keepDocstrings));
-  return { bodies, comments };
+  for (const block of commentBlocks(notes, lines, keepDocstrings)) {
+    comments.push(...block.trims);
+    if (block.drop && block.drop.shown.trim() !== '')
+      candidates.push({ kind: 'comment', cut: block.drop.cut, text: block.drop.shown, extra: [] });
+  }
+  return { candidates, comments };
 }
 
-/** The cuts for a choice of bodies, sorted; a cut overlapping the one before it is dropped. */
-export function cutsOf(p: Plan, chosen: readonly BodyCut[]): Cut[] {
-  const cuts: Cut[] = [...p.comments];
-  for (const b of chosen) cuts.push(b.cut, ...b.extra);
+/**
+ * The cuts for a choice of candidates, sorted and disjoint: a chosen cut overlapping one before it
+ * is dropped, and a comment trim overlapping a chosen cut gives way to it (the body or the drop of
+ * the block it is in).
+ */
+export function cutsOf(p: Plan, chosen: readonly Candidate[]): Cut[] {
+  const picked = disjoint(chosen.flatMap((b) => [b.cut, ...b.extra]));
+  const trims: Cut[] = [];
+  let j = 0;
+  for (const c of p.comments) {
+    while (j < picked.length && picked[j]!.end <= c.start) j++;
+    const next = picked[j];
+    if (next === undefined || c.end <= next.start) trims.push(c);
+  }
+  return disjoint([...picked, ...trims]);
+}
+
+function disjoint(cuts: Cut[]): Cut[] {
   cuts.sort((a, b) => a.start - b.start || a.end - b.end);
   const clean: Cut[] = [];
   let reach = 0;
@@ -173,6 +210,17 @@ function sameNode(a: Node, b: Node | undefined): boolean {
   return b !== undefined && a.startIndex === b.startIndex && a.endIndex === b.endIndex && a.type === b.type;
 }
 
+/** Whether a function or class is defined anywhere inside the node (its names must stay). */
+function holdsDefinition(node: Node, functions: ReadonlySet<string>): boolean {
+  const stack: Node[] = [node];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n !== node && (functions.has(n.type) || n.type.includes('class'))) return true;
+    for (const c of n.namedChildren) if (c) stack.push(c);
+  }
+  return false;
+}
+
 /** A function's body: its `body` field, a child of a body type, or its own `{ … }` span. */
 function bodyOf(fn: Node, bodyTypes: ReadonlySet<string>): Span | undefined {
   const field = fn.childForFieldName('body');
@@ -194,6 +242,43 @@ function bodyOf(fn: Node, bodyTypes: ReadonlySet<string>): Span | undefined {
   return undefined;
 }
 
+/**
+ * A function's parameter list, outside its body: the nearest `parameters` field (C nests it in
+ * the declarator), else a child of one of the language's parameter-list types, else the span of
+ * the function's own `(` and `)` children.
+ */
+function parametersOf(fn: Node, body: Span, spec: LanguageSpec): Span | undefined {
+  const outside = (n: Node) => n.endIndex <= body.start || n.startIndex >= body.end;
+  const queue: Node[] = [fn];
+  for (let i = 0; i < queue.length && i < 16; i++) {
+    const n = queue[i]!;
+    const field = n.childForFieldName('parameters');
+    if (field && outside(field)) return { start: field.startIndex, end: field.endIndex, node: field };
+    for (const c of n.namedChildren) if (c && outside(c)) queue.push(c);
+  }
+  const types = new Set(spec.parameters ?? []);
+  let open: Node | undefined;
+  for (const c of fn.children) {
+    if (!c || !outside(c)) continue;
+    if (types.has(c.type)) return { start: c.startIndex, end: c.endIndex, node: c };
+    if (c.type === '(' && !open) open = c;
+    else if (c.type === ')' && open) return { start: open.startIndex, end: c.endIndex };
+  }
+  return undefined;
+}
+
+/** Whether a parameter of the list declares a member (`constructor(private x: X)`). */
+function declaresMembers(params: Span, spec: LanguageSpec): boolean {
+  const marks = spec.memberParameters;
+  if (!marks || !params.node) return false;
+  for (const p of params.node.namedChildren) {
+    if (!p) continue;
+    if (marks.includes(p.type)) return true;
+    for (const c of p.children) if (c && marks.includes(c.type)) return true;
+  }
+  return false;
+}
+
 /** The leading string statement of a block or module (a Python docstring), if it has one. */
 function docstringOf(block: Node): Node | undefined {
   for (const child of block.namedChildren) {
@@ -203,116 +288,4 @@ function docstringOf(block: Node): Node | undefined {
     return inner?.type === 'string' ? child : undefined;
   }
   return undefined;
-}
-
-/** Whether only whitespace lies between the line's start and `offset`. */
-function startsLine(lines: LineIndex, offset: number): boolean {
-  return lines.text.slice(lines.start(lines.lineOf(offset)), offset).trim() === '';
-}
-
-function endsLine(lines: LineIndex, offset: number): boolean {
-  return lines.text.slice(offset, lines.contentEnd(lines.lineOf(offset))).trim() === '';
-}
-
-/**
- * Comments on consecutive lines, each alone on its lines, form one block (a run of `//` or `#`
- * lines is one doc comment). A docstring is always a block of its own.
- */
-function groupNotes(notes: readonly Note[], lines: LineIndex): Note[][] {
-  const groups: Note[][] = [];
-  let current: Note[] = [];
-  for (const n of notes) {
-    const prev = current[current.length - 1];
-    const whole = startsLine(lines, n.start) && endsLine(lines, n.end);
-    if (
-      prev &&
-      whole &&
-      !n.docstring &&
-      !prev.docstring &&
-      n.first === prev.last + 1 &&
-      endsLine(lines, prev.end) &&
-      startsLine(lines, prev.start)
-    ) {
-      current.push(n);
-      continue;
-    }
-    if (current.length > 0) groups.push(current);
-    current = [n];
-  }
-  if (current.length > 0) groups.push(current);
-  return groups;
-}
-
-/**
- * Cuts that reduce a comment block to its first line of text, closing a block comment on that line
- * (`/** Summary. … *\/`, `"""Summary. … """`), or that drop the block (keep = false).
- */
-function trimNote(group: readonly Note[], lines: LineIndex, keep: boolean): Cut[] {
-  const code = lines.text;
-  const head = group[0]!;
-  const tail = group[group.length - 1]!;
-  const whole = startsLine(lines, head.start) && endsLine(lines, tail.end);
-  if (!keep) {
-    if (head.alone) return [{ start: head.start, end: tail.end, text: '...' }];
-    if (!whole) {
-      // A comment after code on its line: drop it and the spaces before it.
-      let from = head.start;
-      while (from > 0 && (code[from - 1] === ' ' || code[from - 1] === '\t')) from--;
-      return [{ start: from, end: tail.end, text: '' }];
-    }
-    const from = lines.start(head.first);
-    const to = tail.last + 1 < lines.count ? lines.start(tail.last + 1) : code.length;
-    return [{ start: from, end: to, text: '' }];
-  }
-  if (!whole) return [];
-  let first = -1;
-  for (let l = head.first; l <= tail.last; l++) {
-    if (hasText(lines.content(l))) {
-      first = l;
-      break;
-    }
-  }
-  if (first === -1) return [];
-  let more = false;
-  for (let l = first + 1; l <= tail.last && !more; l++) more = hasText(lines.content(l));
-  const markupOnly =
-    !more && first > head.first && group.find((n) => n.first <= first && first <= n.last)!.first === first;
-  if (!more && !markupOnly) return [];
-  // `…` says text was dropped; when only markup lines go, nothing is claimed.
-  const ellipsis = more ? ' …' : '';
-
-  const at = lines.contentEnd(first);
-  const holder = group.find((n) => n.first <= first && first <= n.last)!;
-  const cuts: Cut[] = [];
-  // Line comments before the text line hold only markup (`/// <summary>`): they go too.
-  if (holder.first === first && first > head.first) {
-    cuts.push({ start: lines.start(head.first), end: lines.start(first), text: '' });
-  }
-  if (holder.last > first) {
-    const closer = closerStart(lines, holder);
-    if (closer !== undefined) {
-      cuts.push({ start: at, end: closer, text: `${ellipsis} ` });
-    } else {
-      // A closer that is a word (Ruby's =end) keeps its own line.
-      cuts.push({ start: at, end: lines.contentEnd(holder.last - 1), text: ellipsis });
-    }
-    if (holder.last < tail.last) {
-      cuts.push({ start: lines.contentEnd(holder.last), end: lines.contentEnd(tail.last), text: '' });
-    }
-  } else {
-    cuts.push({ start: at, end: lines.contentEnd(tail.last), text: ellipsis });
-  }
-  return cuts;
-}
-
-/**
- * Where a block comment's closing delimiter (`*\/`, `"""`, `'''`) starts on its last line.
- * Undefined when the closer is a word (Ruby's `=end`).
- */
-function closerStart(lines: LineIndex, n: Note): number | undefined {
-  const code = lines.text;
-  const lineStart = Math.max(n.start, lines.start(n.last));
-  let i = n.end;
-  while (i > lineStart && CLOSER.test(code[i - 1]!)) i--;
-  return i === n.end ? undefined : i;
 }

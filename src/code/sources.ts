@@ -9,7 +9,7 @@
  * indentation. The code is parsed without prefixes, and every kept line gets its own prefix back.
  * Pure string work: cheap, and nothing here loads a parser.
  */
-import type { ToolOutput } from '../component.js';
+import type { OutputView } from '../component.js';
 import { findLanguage, type LanguageSpec, languageOfPath } from './languages.js';
 
 export interface CodeRegion {
@@ -38,7 +38,7 @@ const READ_TOOLS = /^(?:read|read_?file|view|view_?file|open|open_?file|cat)$/i;
 const NUMBERED = /^( *\d+(?:\u2192|\t))/;
 
 /** Whether the output is one whole file, and in which language. */
-export function wholeFile(o: ToolOutput, lang: string | undefined): WholeFile {
+export function wholeFile(o: OutputView, lang: string | undefined): WholeFile {
   if (lang !== undefined) {
     const spec = findLanguage(lang);
     return spec ? { kind: 'file', lang: spec, via: '--lang' } : { kind: 'unknown', word: lang };

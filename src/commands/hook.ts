@@ -1,75 +1,107 @@
 /**
- * `cg hook claude|codex`: the agent's PreToolUse hook. Reads the hook payload on stdin and, for a
- * shell call whose command (or a part of it) a cg filter handles, prints the payload's tool input
- * with the command wrapped in `cg run --` (see hook/rewrite.ts for what is and is not wrapped).
- * Otherwise it prints nothing, and the call goes ahead unchanged.
+ * `cg hook claude|codex|gemini [--mcp-tool NAME]`: the agent host's hook. Reads one hook payload on
+ * stdin and answers on stdout, by the payload's event:
  *
- * It never fails the agent's call: CG_DISABLE=1, a payload it does not understand, a broken filter
- * file or any internal error all mean "print nothing, exit 0". It runs before every shell call, so
- * it reads nothing it does not need: filter files (and with them the regex engine, and YAML for user
- * or project filter files) are loaded only when the command has a part that is safe to wrap; the
- * tokenizer, the config and the store are never touched.
+ *   - Claude Code PostToolUse, Gemini CLI AfterTool: the tool already ran as approved; the answer
+ *     replaces its output with the compacted one (hook/output.ts, the host tables in src/hosts/).
+ *   - Codex PreToolUse: Codex offers no output replacement, so a shell command that Codex's own
+ *     policy runs without asking is rewritten to go through `cg run` (hook/rewrite.ts, codex.ts).
+ *   - anything else (a Claude PreToolUse left by an older `cg init`): no answer.
+ *
+ * It never fails the agent's call: CG_DISABLE=1, a payload it does not understand, a broken config
+ * or filter file and any internal error all mean "print nothing, exit 0". It runs on every tool
+ * call, so it imports nothing heavy unless an output is big enough to compact.
+ * `--mcp-tool NAME` makes marker hints name the host's MCP tool for cg_expand instead of the shell
+ * command. CG_HOOK_DEBUG=1 says on stderr what was decided and why.
  */
 import type { FilterSource } from '../component.js';
-import { type Agent, readShellCall, rewriteAnswer } from '../hook/protocol.js';
-import { decideRewrite } from '../hook/rewrite.js';
+import type { HostName } from '../hosts/host.js';
 import { readStdin, writeOut } from '../io.js';
 
-export interface HookDeps {
+export const HOOK_HOSTS: readonly HostName[] = ['claude', 'codex', 'gemini'];
+
+export interface HookFlags {
+  /** The host's name for cg's MCP expand tool (`mcp__cg__cg_expand`), for marker hints. */
+  mcpTool?: string;
+}
+
+export interface HookDeps extends HookFlags {
   env?: NodeJS.ProcessEnv;
   /** The filters for an agent working in cwd (tests pass a fake; the default reads the real ones). */
   filters?: (cwd: string, env: NodeJS.ProcessEnv) => FilterSource | Promise<FilterSource>;
-  /** Told what was decided and why (the CLI passes stderr only when CG_HOOK_DEBUG=1). */
+  /** How a Codex rewrite names cg (tests pass `cg`; the default is this node and script). */
+  invocation?: string;
+  /** Codex's verdict on commands (tests pass a fake; the default asks Codex). */
+  codexPolicy?: import('../hook/codex-policy.js').PolicyCheck;
+  /** Told what was decided and why. */
   debug?: (line: string) => void;
 }
 
 /** The answer to print for one payload, or undefined for "leave the call alone". Never throws. */
 export async function hookAnswer(
-  agent: Agent,
+  host: HostName,
   payload: string,
   deps: HookDeps = {},
 ): Promise<string | undefined> {
   const env = deps.env ?? process.env;
   try {
     if (env.CG_DISABLE === '1') return undefined;
-    const call = readShellCall(JSON.parse(payload));
-    if (!call) return undefined;
-    const cwd = call.cwd ?? process.cwd();
-    let source: Promise<FilterSource> | undefined;
-    const decision = await decideRewrite(call.command, {
-      ...(call.session !== undefined ? { session: call.session } : {}),
-      handles: async (command) => {
-        source ??= Promise.resolve((deps.filters ?? realFilters)(cwd, env));
-        return (await (await source).select(command, '')) !== undefined;
-      },
-    });
-    deps.debug?.(
-      decision.kind === 'rewrite'
-        ? `rewrote (${decision.wrapped.join('; ')}): ${decision.command}`
-        : `left alone: ${decision.reason}`,
-    );
-    return decision.kind === 'rewrite' ? rewriteAnswer(agent, call, decision.command) : undefined;
+    const parsed: unknown = JSON.parse(payload);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    const p = parsed as Record<string, unknown>;
+    const event = p.hook_event_name;
+    const cwd = typeof p.cwd === 'string' && p.cwd !== '' ? p.cwd : process.cwd();
+    const session = typeof p.session_id === 'string' && p.session_id !== '' ? p.session_id : undefined;
+    const common = {
+      cwd,
+      env,
+      host,
+      ...(session !== undefined ? { session } : {}),
+      ...(deps.debug ? { debug: deps.debug } : {}),
+      ...(deps.mcpTool ? { mcpTool: deps.mcpTool, hint: ` [full output: ${deps.mcpTool} key={key}]` } : {}),
+    };
+    if ((host === 'claude' && event === 'PostToolUse') || (host === 'gemini' && event === 'AfterTool')) {
+      const [{ readToolResult, replacementAnswer }, { toolShapes }] = await Promise.all([
+        import('../hook/output.js'),
+        import('../hosts/index.js'),
+      ]);
+      const result = readToolResult(p);
+      return result ? await replacementAnswer(toolShapes(host), result, common) : undefined;
+    }
+    if (host === 'codex' && event === 'PreToolUse') {
+      const { codexRewrite } = await import('../hook/codex-rewrite.js');
+      return await codexRewrite(p, { ...common, ...deps, cwd, env });
+    }
+    deps.debug?.(`left alone: cg does not act on ${String(event)} for ${host}`);
+    return undefined;
   } catch (err) {
     deps.debug?.(`internal problem, call left alone: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
 }
 
-async function realFilters(cwd: string, env: NodeJS.ProcessEnv): Promise<FilterSource> {
-  const { createFilterSource } = await import('../dsl/registry.js');
-  return createFilterSource({ cwd, env });
+/** `cg hook` arguments after the host: `--mcp-tool NAME` or `--mcp-tool=NAME`; undefined when bad. */
+export function parseHookArgs(args: readonly string[]): HookFlags | undefined {
+  const flags: HookFlags = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const value = a === '--mcp-tool' ? args[++i] : a.startsWith('--mcp-tool=') ? a.slice(11) : undefined;
+    if (value === undefined || !/^[A-Za-z0-9_.-]{1,128}$/.test(value)) return undefined;
+    flags.mcpTool = value;
+  }
+  return flags;
 }
 
 /** The CLI entry: stdin → the answer on stdout. Always exits 0. */
-export async function hookSubcommand(agent: Agent): Promise<number> {
+export async function hookSubcommand(host: HostName, flags: HookFlags = {}): Promise<number> {
   try {
     const payload = (await readStdin()).toString('utf8');
     const debug =
       process.env.CG_HOOK_DEBUG === '1' ? (l: string) => process.stderr.write(`cg hook: ${l}\n`) : undefined;
-    const answer = await hookAnswer(agent, payload, debug ? { debug } : {});
+    const answer = await hookAnswer(host, payload, { ...flags, ...(debug ? { debug } : {}) });
     if (answer) await writeOut(answer);
   } catch {
-    // Nothing to say: the agent runs its call unchanged.
+    // Nothing to say: the agent goes on with its call unchanged.
   }
   return 0;
 }

@@ -1,10 +1,14 @@
 /**
- * `cg init claude|codex [--global|--project] [--dry-run] [--uninstall]` puts cg's PreToolUse hook
- * into the agent's settings (Claude Code: ~/.claude/settings.json or ./.claude/settings.json; Codex:
- * ~/.codex/hooks.json or ./.codex/hooks.json), or takes it out, leaving every other setting and hook
- * as it was (hook/settings.ts). A changed file is written atomically after the previous one is
- * copied to FILE.cg-backup; --dry-run prints the unified diff and writes nothing. Running it twice
- * changes nothing the second time.
+ * `cg init claude|codex|gemini [--global|--project] [--dry-run] [--uninstall]` puts cg's hook into
+ * an agent host's settings (the file, event and matcher come from the host's table in src/hosts/),
+ * or takes it out. Every byte of the file outside cg's entries stays as the user wrote it
+ * (hook/settings.ts); an older cg's entry (Claude Code's PreToolUse rewrite) is migrated in the
+ * same edit. Permission rules are never touched. The hook is named by absolute path — this node and
+ * this cg script — so the host finds it whatever its PATH; `cg doctor` checks it still runs.
+ * For Gemini CLI, cg's MCP server is registered too (the hook hands output back through its
+ * cg_expand tool). A changed file is written atomically after the previous one is copied to a new
+ * FILE.cg-backup (never over an older backup: .1, .2, … follow). `--uninstall` of a file cg created
+ * removes it when nothing else is left. --dry-run prints the unified diff and writes nothing.
  *
  * `cg init agents-md` prints a paragraph for AGENTS.md / CLAUDE.md that tells an agent what
  * `<<cg:KEY>>` markers are and how to get the original back.
@@ -12,19 +16,35 @@
 import {
   copyFileSync,
   existsSync,
+  constants as fsc,
   mkdirSync,
   readFileSync,
   renameSync,
   statSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { unifiedDiff } from '../hook/diff.js';
-import { type HookEntry, installHook, uninstallHook } from '../hook/settings.js';
+import {
+  type Edit,
+  installHooks,
+  isEmptyDocument,
+  removeMember,
+  setMember,
+  uninstallHooks,
+  valueAt,
+} from '../hook/settings.js';
+import { GEMINI_MCP_SERVER } from '../hosts/gemini.js';
+import type { Host } from '../hosts/host.js';
+import { hostNamed } from '../hosts/index.js';
+import { claudeProxyEdit, proxyUrlOf } from '../proxy/claude-settings.js';
+import { codexSnippet } from '../proxy/setup.js';
+import { shellQuote } from '../run/quote.js';
 
-export const INIT_TARGETS = ['claude', 'codex', 'agents-md'] as const;
+export const INIT_TARGETS = ['claude', 'codex', 'gemini', 'agents-md'] as const;
 export type InitTarget = (typeof INIT_TARGETS)[number];
 
 export interface InitFlags {
@@ -32,6 +52,8 @@ export interface InitFlags {
   project?: boolean;
   dryRun?: boolean;
   uninstall?: boolean;
+  /** `--proxy [url]`: point the agent at cg proxy instead of installing the hook. */
+  proxy?: string | boolean;
 }
 
 export interface InitContext {
@@ -39,10 +61,9 @@ export interface InitContext {
   cwd: string;
   out(text: string): void;
   err(text: string): void;
+  /** How the host runs cg (default: this node and this cg script, quoted). */
+  invocation?: string;
 }
-
-/** Seconds the agent waits for `cg hook`; it answers in milliseconds, so this only bounds a hang. */
-const HOOK_TIMEOUT_S = 10;
 
 export const AGENTS_MD = `## Shortened command output (cg)
 
@@ -59,19 +80,104 @@ exit code is CMD's own. For unshortened output use \`cg run --raw -- CMD\`. A ke
 stored means the original expired: run the command again.
 `;
 
-function settingsPath(target: 'claude' | 'codex', scope: 'global' | 'project', ctx: InitContext): string {
-  const home = ctx.env.HOME || homedir();
-  if (target === 'claude') {
-    const dir =
-      scope === 'project' ? join(ctx.cwd, '.claude') : ctx.env.CLAUDE_CONFIG_DIR || join(home, '.claude');
-    return join(dir, 'settings.json');
-  }
-  const dir = scope === 'project' ? join(ctx.cwd, '.codex') : ctx.env.CODEX_HOME || join(home, '.codex');
-  return join(dir, 'hooks.json');
+/** `'/usr/bin/node' '/…/cg/bin/cg.js'`: the cg running now, by absolute path. */
+export function selfCommand(): string {
+  const script = process.argv[1];
+  return script ? `${shellQuote(process.execPath)} ${shellQuote(script)}` : 'cg';
 }
 
-function hookEntry(target: 'claude' | 'codex'): HookEntry {
-  return { matcher: 'Bash', command: `cg hook ${target}`, timeout: HOOK_TIMEOUT_S };
+export function settingsFileOf(host: Host, flags: InitFlags, ctx: InitContext): string {
+  return host.settingsFile(flags.project ? 'project' : 'global', ctx.env, ctx.cwd, ctx.env.HOME || homedir());
+}
+
+/** The host's entries as they go into its settings, with the command cg is run by. */
+export function entriesOf(host: Host, invocation: string, extra: readonly string[] = []) {
+  return host.entries.map((e) => ({
+    event: e.event,
+    matcher: e.matcher,
+    timeout: e.timeout,
+    command: `${invocation} hook ${[...e.args, ...extra].map(shellQuote).join(' ')}`,
+  }));
+}
+
+/**
+ * Claude Code's name for cg's MCP cg_expand tool, when `cg mcp` is registered with it (user scope in
+ * ~/.claude.json, or this project's .mcp.json): the hook then points marker hints at that tool.
+ */
+export function claudeMcpTool(flags: InitFlags, ctx: InitContext): string | undefined {
+  const home = ctx.env.HOME || homedir();
+  const read = (file: string): Record<string, unknown> | undefined => {
+    try {
+      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const servers: unknown[] = [];
+  if (flags.project) servers.push(read(join(ctx.cwd, '.mcp.json'))?.mcpServers);
+  else {
+    const user = read(join(home, '.claude.json'));
+    servers.push(
+      user?.mcpServers,
+      (user?.projects as Record<string, { mcpServers?: unknown }> | undefined)?.[ctx.cwd]?.mcpServers,
+    );
+  }
+  for (const list of servers) {
+    if (typeof list !== 'object' || list === null) continue;
+    for (const [name, entry] of Object.entries(list)) {
+      if (isCgMcpEntry(entry) && /^[A-Za-z0-9_-]+$/.test(name)) return `mcp__${name}__cg_expand`;
+    }
+  }
+  return undefined;
+}
+
+/** Gemini CLI's MCP server entry for cg. */
+function mcpEntry(invocation: string): { command: string; args: string[]; trust: boolean } {
+  const [command, ...args] = invocation
+    .split(' ')
+    .map((w) => w.replace(/^'(.*)'$/s, '$1').replaceAll(`'\\''`, "'"));
+  return { command: command!, args: [...args, 'mcp'], trust: true };
+}
+
+/** An MCP server entry that runs `cg mcp` (`cg mcp`, `node …/cg.js mcp`). */
+function isCgMcpEntry(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null) return false;
+  const { command, args } = v as { command?: unknown; args?: unknown };
+  if (!Array.isArray(args) || args.at(-1) !== 'mcp') return false;
+  const cg = (a: unknown) => typeof a === 'string' && /(^|\/)cg(\.js)?$/.test(a);
+  return cg(command) || args.some(cg);
+}
+
+async function edit(
+  host: Host,
+  before: string | undefined,
+  flags: InitFlags,
+  invocation: string,
+  extra: readonly string[],
+): Promise<Edit> {
+  const events = [...host.entries.map((e) => e.event), ...host.legacyEvents];
+  let result = flags.uninstall
+    ? await uninstallHooks(before, events)
+    : await installHooks(before, entriesOf(host, invocation, extra), host.legacyEvents);
+  if (!result.ok || host.name !== 'gemini') return result;
+  const text = result.text === '' ? (before ?? '') : result.text;
+  const existing = text.trim() === '' ? undefined : await valueAt(text, ['mcpServers', GEMINI_MCP_SERVER]);
+  if (flags.uninstall) {
+    if (!isCgMcpEntry(existing)) return result;
+    const removed = await removeMember(text, 'mcpServers', GEMINI_MCP_SERVER);
+    return removed.ok ? { ok: true, text: removed.text, changed: true } : removed;
+  }
+  if (existing !== undefined && !isCgMcpEntry(existing)) {
+    return {
+      ok: false,
+      reason: `mcpServers.${GEMINI_MCP_SERVER} is already something else; rename it first`,
+    };
+  }
+  const wanted = mcpEntry(invocation);
+  if (JSON.stringify(existing) === JSON.stringify(wanted)) return result;
+  result = await setMember(text, 'mcpServers', GEMINI_MCP_SERVER, wanted);
+  return result.ok ? { ok: true, text: result.text, changed: true } : result;
 }
 
 export async function initCommand(target: string, flags: InitFlags, ctx: InitContext): Promise<number> {
@@ -93,66 +199,106 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
     return 0;
   }
   if (flags.global && flags.project) throw new UsageError('init: give --global or --project, not both');
-  const agent = target as 'claude' | 'codex';
-  const file = settingsPath(agent, flags.project ? 'project' : 'global', ctx);
-  const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  const edit = flags.uninstall ? uninstallHook(before) : installHook(before, hookEntry(agent));
-  if (!edit.ok) throw new ConfigError('', edit.reason, file);
-
-  if (!edit.changed) {
+  const proxy = flags.proxy !== undefined;
+  if (proxy && target === 'codex') {
+    // Codex's provider lives in config.toml, which cg does not edit: it prints the lines instead.
     ctx.out(
-      flags.uninstall
-        ? `cg: no cg hook in ${file}; nothing to do\n`
-        : `cg: the cg hook is already in ${file}; nothing to do\n`,
+      `# add to ~/.codex/config.toml (with cg proxy running):\n${codexSnippet(proxyUrlOf(flags.proxy))}\n`,
     );
     return 0;
   }
+  if (proxy && target !== 'claude') throw new UsageError(`init ${target}: --proxy is for claude and codex`);
+  const host = hostNamed(target)!;
+  const file = settingsFileOf(host, flags, ctx);
+  const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  const mcpTool = !proxy && host.name === 'claude' ? claudeMcpTool(flags, ctx) : undefined;
+  const result = proxy
+    ? await claudeProxyEdit(before, proxyUrlOf(flags.proxy), !!flags.uninstall)
+    : await edit(
+        host,
+        before,
+        flags,
+        ctx.invocation ?? selfCommand(),
+        mcpTool ? ['--mcp-tool', mcpTool] : [],
+      );
+  if (!result.ok) throw new ConfigError('', result.reason, file);
+  const what = proxy ? 'the cg proxy setting (env.ANTHROPIC_BASE_URL)' : 'the cg hook';
+
+  if (!result.changed) {
+    ctx.out(
+      flags.uninstall
+        ? `cg: no ${proxy ? 'cg proxy setting' : 'cg hook'} in ${file}; nothing to do\n`
+        : `cg: ${what} is already in ${file}; nothing to do\n`,
+    );
+    return 0;
+  }
+  const removeFile =
+    flags.uninstall &&
+    before !== undefined &&
+    (await isEmptyDocument(result.text)) &&
+    backups(file).length === 0;
   if (flags.dryRun) {
     ctx.out(
-      unifiedDiff(before ?? '', edit.text, before === undefined ? '/dev/null' : `a/${file}`, `b/${file}`),
+      unifiedDiff(
+        before ?? '',
+        removeFile ? '' : result.text,
+        before === undefined ? '/dev/null' : `a/${file}`,
+        removeFile ? '/dev/null' : `b/${file}`,
+      ),
     );
     ctx.out('cg: dry run: nothing written\n');
     return 0;
   }
-  const backup = writeWithBackup(file, before, edit.text);
+  if (removeFile) {
+    unlinkSync(file);
+    ctx.out(`cg: removed ${file} (cg had created it, and nothing else is left in it)\n`);
+    return 0;
+  }
+  const backup = writeWithBackup(file, before, result.text);
   const saved = backup ? ` (previous file saved as ${backup})` : '';
   if (flags.uninstall) {
-    ctx.out(`cg: removed the cg hook from ${file}${saved}\n`);
+    ctx.out(`cg: removed ${what} from ${file}${saved}\n`);
+    return 0;
+  }
+  if (proxy) {
+    ctx.out(
+      `cg: added ${what} to ${file}${saved}\ncg: start the proxy with \`cg proxy\`; Claude Code sessions started from now on use it\n`,
+    );
     return 0;
   }
   ctx.out(`cg: added the cg hook to ${file}${saved}\n`);
+  if (mcpTool) ctx.out(`cg: cg mcp is registered: marker hints name its tool ${mcpTool}\n`);
+  for (const line of host.afterInstall) ctx.out(`cg: ${line}\n`);
   ctx.out(
-    agent === 'claude'
-      ? 'cg: it applies to Claude Code sessions started from now on; check it with /hooks\n'
-      : 'cg: Codex runs a new hook only once you trust it: open /hooks in Codex (hooks need Codex 0.124 or later)\n',
+    `cg: to tell the agent about <<cg:KEY>> markers: cg init agents-md >> ${host.name === 'claude' ? 'CLAUDE.md' : host.name === 'gemini' ? 'GEMINI.md' : 'AGENTS.md'}\n`,
   );
-  ctx.out(
-    `cg: to tell the agent about <<cg:KEY>> markers: cg init agents-md >> ${agent === 'claude' ? 'CLAUDE.md' : 'AGENTS.md'}\n`,
-  );
-  if (!onPath('cg', ctx.env)) {
-    ctx.err(
-      'cg: note: `cg` is not on PATH, and the agent runs `cg hook` and `cg run` by name (npm link puts it there)\n',
-    );
-  }
+  ctx.out('cg: check the integration at any time with: cg doctor\n');
   return 0;
 }
 
-/** Writes text to file atomically, first copying the file that was there to FILE.cg-backup. */
+/** Existing backups of a file, oldest first. */
+function backups(file: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; ; i++) {
+    const name = i === 0 ? `${file}.cg-backup` : `${file}.cg-backup.${i}`;
+    if (!existsSync(name)) return out;
+    out.push(name);
+  }
+}
+
+/** Writes text to file atomically, first copying the file that was there to a new backup name. */
 function writeWithBackup(file: string, before: string | undefined, text: string): string | undefined {
   mkdirSync(dirname(file), { recursive: true });
   let backup: string | undefined;
   let mode = 0o644;
   if (before !== undefined) {
-    backup = `${file}.cg-backup`;
-    copyFileSync(file, backup);
+    const taken = backups(file).length;
+    backup = taken === 0 ? `${file}.cg-backup` : `${file}.cg-backup.${taken}`;
+    copyFileSync(file, backup, fsc.COPYFILE_EXCL);
     mode = statSync(file).mode & 0o777;
   }
   const tmp = `${file}.cg-tmp-${process.pid}`;
   writeFileSync(tmp, text, { mode });
   renameSync(tmp, file);
   return backup;
-}
-
-function onPath(name: string, env: NodeJS.ProcessEnv): boolean {
-  return (env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, name)));
 }

@@ -3,7 +3,7 @@
  * --explain table (per component: outputs rewritten/skipped/reverted/failed, bytes in → out, and
  * the whole run's tokens before and after, counted exactly because the user asked).
  */
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 import { createTokens, type TokenizerName } from '../tokens.js';
 
 export function verboseLine(e: PipelineEvent): string {

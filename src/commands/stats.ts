@@ -8,6 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { writeOut } from '../io.js';
+import { observeEnv } from '../proxy/observe-dir.js';
 import { buildReport } from '../stats/build.js';
 import { removeLedgers } from '../stats/ledger.js';
 import { ledgerLocation } from '../stats/paths.js';
@@ -21,12 +22,14 @@ export interface StatsFlags {
   json?: boolean;
   graph?: boolean;
   reset?: boolean;
+  /** What `cg proxy --observe` would have saved (its own ledger), instead of what was saved. */
+  observed?: boolean;
 }
 
 export const DEFAULT_TOP = 10;
 
 export async function statsCommand(flags: StatsFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const loc = ledgerLocation(env);
+  const loc = ledgerLocation(flags.observed ? observeEnv(env) : env);
   if (flags.reset) {
     if (flags.since !== undefined || flags.session !== undefined) {
       throw new UsageError(
@@ -36,6 +39,7 @@ export async function statsCommand(flags: StatsFlags, env: NodeJS.ProcessEnv = p
     return reset(loc, !!flags.json);
   }
   const top = parseTop(flags.top);
+  // The text view fits one screen unless --top asks for more rows; --json lists the top N.
   const since = flags.since !== undefined ? parseSince(flags.since) : undefined;
   const session = flags.session;
 
@@ -50,13 +54,15 @@ export async function statsCommand(flags: StatsFlags, env: NodeJS.ProcessEnv = p
   }
   const paint = await paintFor(process.stdout, env);
   await writeOut(
-    flags.graph ? renderGraph(report, paint, process.stdout.columns ?? 80) : renderTable(report, paint, top),
+    flags.graph
+      ? renderGraph(report, paint, process.stdout.columns ?? 80)
+      : renderTable(report, paint, flags.top === undefined ? {} : { top }),
   );
   return 0;
 }
 
-function parseTop(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_TOP;
+export function parseTop(raw: string | undefined, fallback = DEFAULT_TOP): number {
+  if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
     throw new UsageError(`--top: expected a positive whole number, got ${JSON.stringify(raw)}`);
   }
@@ -91,7 +97,7 @@ export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv
   return !!stream.isTTY;
 }
 
-async function paintFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Promise<Paint> {
+export async function paintFor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): Promise<Paint> {
   if (!colorEnabled(stream, env)) return PLAIN;
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });

@@ -8,7 +8,7 @@
  * heavy up front: this runs on the CLI's fast path.
  */
 import { UsageError } from '../errors.js';
-import { type Store, StoreActionError, type StoreInfo } from '../store/store.js';
+import { type PruneResult, type Store, StoreActionError, type StoreInfo } from '../store/store.js';
 
 export const STORE_ACTIONS = ['path', 'info', 'prune', 'clear'] as const;
 
@@ -37,11 +37,7 @@ export async function storeCommand(action: string, store: Store, opts: StoreComm
     }
     case 'prune': {
       const r = await store.prune({ force: true });
-      if (opts.json) return json(r);
-      return (
-        `removed ${plural(r.removed, 'entry', 'entries')} (${formatBytes(r.freedBytes)} freed); ` +
-        `${plural(r.remaining, 'entry', 'entries')} (${formatBytes(r.remainingBytes)}) remain\n`
-      );
+      return opts.json ? json(r) : pruneText(store, r);
     }
     case 'clear': {
       const info = !opts.yes && opts.ask ? await store.info() : undefined;
@@ -94,12 +90,13 @@ export async function askOnTerminal(question: string): Promise<boolean> {
   }
 }
 
-function infoJson(info: StoreInfo, now: number) {
+function infoJson(info: StoreInfo, now: number): Record<string, unknown> {
   // Every key is always present (null when the store is empty) so consumers need no existence checks.
   const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
   const age = (ms: number | undefined) =>
     ms === undefined ? null : Math.max(0, Math.round((now - ms) / 1000));
   return {
+    backend: info.backend ?? 'disk',
     dir: info.dir,
     entries: info.entries,
     bytes: info.bytes,
@@ -110,22 +107,69 @@ function infoJson(info: StoreInfo, now: number) {
     newest: iso(info.newestMtimeMs),
     oldestAgeSeconds: age(info.oldestMtimeMs),
     newestAgeSeconds: age(info.newestMtimeMs),
+    server: info.server ?? null,
+    local: info.local
+      ? { ...infoJson(info.local, now), fallback: info.local.fallback, cache: info.local.cache }
+      : null,
   };
 }
 
 function infoText(info: StoreInfo, now: number): string {
-  const cap = info.maxBytes > 0 ? formatBytes(info.maxBytes) : 'none';
   const ttl = info.ttlDays > 0 ? plural(info.ttlDays, 'day', 'days') : 'none';
-  const rows: [string, string][] = [
-    ['dir', info.dir],
-    ['entries', String(info.entries)],
-    ['size', `${formatBytes(info.bytes)} of ${cap} cap`],
-  ];
+  const rows: [string, string][] = [['backend', info.backend ?? 'disk']];
+  const server = info.server;
+  if (server) {
+    const version = server.version ? ` (Redis ${server.version})` : '';
+    rows.push(['server', server.error ? `${server.url}: ${server.error}` : `${server.url}${version}`]);
+    rows.push(['prefix', server.prefix]);
+  } else {
+    rows.push(['dir', info.dir]);
+  }
+  rows.push(['entries', String(info.entries)]);
+  if (server) {
+    rows.push(['size', `${formatBytes(info.bytes)} (compressed values)`]);
+    if (server.usedMemory !== undefined) rows.push(['memory', memoryText(server)]);
+  } else {
+    const cap = info.maxBytes > 0 ? formatBytes(info.maxBytes) : 'none';
+    rows.push(['size', `${formatBytes(info.bytes)} of ${cap} cap`]);
+  }
   if (info.oldestMtimeMs !== undefined) rows.push(['oldest', formatAge(now - info.oldestMtimeMs)]);
   if (info.newestMtimeMs !== undefined) rows.push(['newest', formatAge(now - info.newestMtimeMs)]);
-  rows.push(['ttl', ttl], ['compress', info.compress ? 'gzip' : 'off']);
+  rows.push(['ttl', server && info.ttlDays > 0 ? `${ttl}, renewed by every use` : ttl]);
+  const local = info.local;
+  if (local) {
+    const roles = [local.fallback ? 'fallback' : '', local.cache ? 'cache' : ''].filter(Boolean).join(', ');
+    rows.push([
+      'local',
+      `${local.dir} (${roles}): ${plural(local.entries, 'entry', 'entries')}, ${formatBytes(local.bytes)}`,
+    ]);
+  }
+  rows.push(['compress', info.compress ? 'gzip' : 'off']);
   const width = Math.max(...rows.map(([k]) => k.length));
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}\n`).join('');
+}
+
+/** Redis memory: what a full server does next decides whether old markers keep expanding. */
+function memoryText(server: NonNullable<StoreInfo['server']>): string {
+  const used = formatBytes(server.usedMemory ?? 0);
+  const max = server.maxMemory ? ` of ${formatBytes(server.maxMemory)} maxmemory` : ' (no maxmemory)';
+  const policy = server.maxMemoryPolicy;
+  const advice =
+    policy === 'noeviction'
+      ? ' (a full server refuses new entries; allkeys-lru evicts the least recently used instead)'
+      : '';
+  return `${used} used${max}${policy ? `, policy ${policy}` : ''}${advice}`;
+}
+
+function pruneText(store: Store, r: PruneResult): string {
+  const remain = `${plural(r.remaining, 'entry', 'entries')} (${formatBytes(r.remainingBytes)}) remain`;
+  if (!store.dir.startsWith('redis')) {
+    return `removed ${plural(r.removed, 'entry', 'entries')} (${formatBytes(r.freedBytes)} freed); ${remain}\n`;
+  }
+  const expiry = r.expirySet ? `; gave ${plural(r.expirySet, 'entry', 'entries')} without one an expiry` : '';
+  let text = `${store.dir} (Redis expires entries itself): ${remain}${expiry}\n`;
+  if (r.local) text += `local store: ${pruneText({ ...store, dir: 'local' }, r.local)}`;
+  return text;
 }
 
 function plural(n: number, one: string, many: string): string {

@@ -16,6 +16,7 @@ import { compileLevel } from '../dsl/registry.js';
 import { UsageError } from '../errors.js';
 import { MODEL_CONFIG_DEFAULTS } from '../llm/endpoint.js';
 import { DEFAULT_HINT } from '../store/marker.js';
+import { parseRedisUrl } from '../store/redis-url.js';
 import type { Project } from '../trust/project.js';
 import {
   type ProjectContents,
@@ -135,6 +136,12 @@ export function grantsOf(cfg: CgConfig): string[] {
   }
   const s = cfg.store;
   if (s.dir) out.push(`store: originals kept in ${s.dir} (unless CG_STORE_DIR is set)`);
+  if (s.url) {
+    const server = parseRedisUrl(s.url).display; // never the password
+    out.push(
+      `store: originals sent to the Redis server ${server} under ${s.prefix} (unless CG_STORE_URL is set)`,
+    );
+  }
   if (s.ttlDays !== STORE_CONFIG_DEFAULTS.ttlDays || s.maxBytes !== STORE_CONFIG_DEFAULTS.maxBytes) {
     out.push(
       `store limits: ${s.ttlDays} days, ${s.maxBytes / 2 ** 20} MiB, for the store it uses${s.dir ? '' : ' (the one shared by every project)'}`,

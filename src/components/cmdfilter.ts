@@ -4,6 +4,9 @@
  * first output lines. The filter's result is the rewrite; the pipeline stashes the original, adds
  * the marker and keeps the rewrite only when it is fewer tokens.
  *
+ * On a large tool error it runs too (usesFilters): the pipeline then hands it only the filters whose
+ * inline tests prove they keep every failure line, and checks the rewrite kept them all.
+ *
  * A tail cut (the filter kept lines 1..k untouched and dropped the rest) gets a hint naming the cut,
  * `cg expand KEY --lines k+1-`, with the marker on the omission line; any other loss gets the plain
  * hint on a line of its own. An unchanged output is skipped.
@@ -34,6 +37,7 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
   scope: 'output',
   summary: "Apply the declarative filter for the output's command (builtin, user, project or --filters YAML)",
   defaults: DEFAULTS,
+  usesFilters: true,
 
   parseConfig(raw: unknown): CmdfilterConfig {
     const m = mapping(raw, '', ['min_tokens', 'disabled']);

@@ -34,7 +34,7 @@ export const dedup: TranscriptComponent<DedupConfig> = {
         first.set(o.text, o.id);
         continue;
       }
-      if (o.isError || !o.rewritable || o.text === '') continue;
+      if (!o.mayChange || o.text === '') continue;
       if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(o.text, cfg.min_tokens - 1))) continue;
       out.set(o.id, {
         kind: 'rewrite',

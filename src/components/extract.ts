@@ -10,20 +10,20 @@
  * would keep nearly everything. Line endings (LF or CRLF) and a final newline are preserved.
  *
  * strategy `code` (and `rlm`, which maps to it for now) first asks a model to write a filter
- * program for a large output in a large request (src/components/extract-code.ts); whenever that
+ * program for a large output in a large request (src/llm/code-strategy.ts); whenever that
  * does not apply or fails, the deterministic strategy above runs instead, and --verbose says why.
  */
 import {
   MARKER_SLOT,
   type Outcome,
   type OutputComponent,
+  type OutputView,
   type RunContext,
-  type ToolOutput,
 } from '../component.js';
 import { ConfigError } from '../errors.js';
+import { keywords } from '../input/keywords.js';
+import type { CodeStrategyConfig } from '../llm/code-strategy.js';
 import { boolean, integer, mapping, number, oneOf } from '../validate.js';
-import type { CodeStrategyConfig } from './extract-code.js';
-import { keywords } from './keywords.js';
 
 export type ExtractStrategy = 'deterministic' | 'code' | 'rlm';
 const STRATEGIES: readonly ExtractStrategy[] = ['deterministic', 'code', 'rlm'];
@@ -121,7 +121,7 @@ export const extract: OutputComponent<ExtractConfig> = {
 
   async run(o, cfg, ctx): Promise<Outcome> {
     if (cfg.strategy === 'deterministic') return deterministic(o, cfg, ctx);
-    const { codeStrategy } = await import('./extract-code.js');
+    const { codeStrategy } = await import('../llm/code-strategy.js');
     const r = await codeStrategy(o, cfg, ctx);
     if (r.ok) return framed(o.text, r.text, r.note);
     const fallback = await deterministic(o, cfg, ctx);
@@ -144,7 +144,7 @@ function framed(input: string, result: string, note: string): Outcome {
   };
 }
 
-async function deterministic(o: ToolOutput, cfg: ExtractConfig, ctx: RunContext): Promise<Outcome> {
+async function deterministic(o: OutputView, cfg: ExtractConfig, ctx: RunContext): Promise<Outcome> {
   const text = o.text;
   if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(text, cfg.min_tokens - 1)))
     return { kind: 'skip', gate: 'under min_tokens' };

@@ -9,10 +9,14 @@
  * panics);
  * only the `N passed` summary may sit mid-line. Line anchoring is what keeps a source file that merely
  * contains "Traceback" from counting: Claude Code's Read prefixes every line with its number, and a
- * file shown by cat/head/grep/git show/… is a read, not a run. Only outputs with a known shell
- * command are considered, and "the same command" means the same text up to whitespace.
+ * file shown by cat/head/grep/git show/… is a read, not a run (src/shell/program.ts tells them
+ * apart, past `cd x &&`, `sudo` and the like). Only outputs with a known shell command are
+ * considered, and "the same command" means the same text up to whitespace. A failed run the agent
+ * host flagged as an error (Claude Code marks every non-zero exit) is folded like any other once it
+ * is superseded; the newest run stays, which the gates guarantee too.
  */
-import { MARKER_SLOT, type Outcome, type ToolOutput, type TranscriptComponent } from '../component.js';
+import { MARKER_SLOT, type Outcome, type OutputView, type TranscriptComponent } from '../component.js';
+import { commandKey, isReadCommand } from '../shell/program.js';
 import { integer, mapping } from '../validate.js';
 
 export interface FailedRunConfig {
@@ -67,50 +71,9 @@ const FAILURE_SIGNALS: readonly RegExp[] = [
   /^=+ (?:FAILURES|ERRORS) =+\s*$/m,
 ];
 
-/** Commands that show files or history rather than run anything: their text is data, not a run. */
-const READERS = new Set([
-  'cat',
-  'bat',
-  'head',
-  'tail',
-  'less',
-  'more',
-  'sed',
-  'awk',
-  'grep',
-  'egrep',
-  'rg',
-  'ag',
-  'find',
-  'ls',
-  'tree',
-  'nl',
-  'jq',
-  'diff',
-  'echo',
-  'printf',
-]);
-const GIT_READERS = new Set(['show', 'diff', 'log', 'blame', 'grep', 'cat-file']);
-
-/** The program the command's last step runs (after `cd x &&`, env assignments), lower-cased. */
-function program(command: string): string[] {
-  const steps = command.split(/&&|\|\||;/);
-  const last = (steps[steps.length - 1] ?? '').split('|')[0] ?? '';
-  const words = last.trim().split(/\s+/);
-  while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) words.shift();
-  return words.map((w) => w.toLowerCase());
-}
-
-export function isReadCommand(command: string): boolean {
-  const [name, sub] = program(command);
-  if (name === undefined) return false;
-  const base = name.slice(name.lastIndexOf('/') + 1);
-  return READERS.has(base) || (base === 'git' && sub !== undefined && GIT_READERS.has(sub));
-}
-
 /** Whether an output is a test or build run; undefined when it is not a run at all. */
 export function runOutcome(
-  o: Pick<ToolOutput, 'text' | 'command' | 'path'>,
+  o: Pick<OutputView, 'text' | 'command' | 'path'>,
 ): 'failed' | 'passed' | undefined {
   if (o.command === undefined || o.path !== undefined || isReadCommand(o.command)) return undefined;
   if (!RUN_SIGNALS.some((re) => re.test(o.text))) return undefined;
@@ -137,10 +100,10 @@ export const failed_run: TranscriptComponent<FailedRunConfig> = {
       const o = outputs[i]!;
       const outcome = runOutcome(o);
       if (outcome === undefined) continue;
-      const command = o.command!.trim().replace(/\s+/g, ' ');
+      const command = commandKey(o.command!);
       const superseded = seenLater.has(command);
       seenLater.add(command);
-      if (!superseded || outcome !== 'failed' || o.isError || !o.rewritable) continue;
+      if (!superseded || outcome !== 'failed' || !o.mayChange) continue;
       if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(o.text, cfg.min_tokens - 1))) continue;
       out.set(o.id, {
         kind: 'rewrite',

@@ -17,8 +17,8 @@ import {
   MARKER_SLOT,
   type Outcome,
   type OutputComponent,
+  type OutputView,
   type RunContext,
-  type ToolOutput,
 } from '../component.js';
 import { ConfigError } from '../errors.js';
 import { type FoldOptions, foldText } from '../text/fold.js';
@@ -137,7 +137,7 @@ function options(cfg: FoldConfig, baseScale: number): FoldOptions {
 }
 
 /** The tokens of what collapse would make of the same text (its first and last budget_lines / 2). */
-async function collapseTokens(o: ToolOutput, cfg: FoldConfig, ctx: RunContext): Promise<number> {
+async function collapseTokens(o: OutputView, cfg: FoldConfig, ctx: RunContext): Promise<number> {
   const half = Math.ceil(cfg.budget_lines / 2);
   const c = { max_tokens: 0, head_lines: half, tail_lines: half, max_line_chars: cfg.max_line_chars };
   const r = await collapse.run(o, c, ctx);

@@ -47,8 +47,7 @@ export const mask: TranscriptComponent<MaskConfig> = {
     const firstKept = outputs.length - cfg.keep_recent;
     for (let i = 0; i < outputs.length; i++) {
       const o = outputs[i]!;
-      if (i >= firstKept || o.messageIndex === newestMessage) continue;
-      if (o.isError || !o.rewritable) continue;
+      if (i >= firstKept || o.messageIndex === newestMessage || !o.mayChange) continue;
       // tokens ≥ min_tokens, from byte bounds when they decide.
       if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(o.text, cfg.min_tokens - 1))) continue;
       const newer = outputs.length - 1 - i;

@@ -13,8 +13,8 @@
  * conservative {.45,.20,.05,.05}. Ties go to the older output, so the choice is deterministic.
  */
 import { MARKER_SLOT, type Outcome, type TranscriptComponent } from '../component.js';
+import { keywords } from '../input/keywords.js';
 import { integer, mapping, oneOf } from '../validate.js';
-import { keywords } from './keywords.js';
 
 export type PhiProfile = 'balanced' | 'aggressive' | 'conservative';
 const PROFILES: readonly PhiProfile[] = ['balanced', 'aggressive', 'conservative'];
@@ -71,8 +71,8 @@ export const phi_evict: TranscriptComponent<PhiEvictConfig> = {
     outputs.forEach((o, i) => {
       const redundancy = seen.has(o.text) ? 1 : 0;
       seen.add(o.text);
-      // The newest output is what the model is about to act on; errors and verbatim content stay.
-      if (i === n - 1 || o.isError || !o.rewritable || tokens[i]! <= PLACEHOLDER_TOKENS) return;
+      // The newest output is what the model is about to act on; what the gates keep cannot go.
+      if (i === n - 1 || !o.mayChange || tokens[i]! <= PLACEHOLDER_TOKENS) return;
       let shared = 0;
       if (wanted.size > 0) for (const k of keywords(o.text)) if (wanted.has(k)) shared++;
       const relevance = wanted.size > 0 ? shared / wanted.size : 0;

@@ -1,11 +1,13 @@
 /**
- * skeleton — lossy: source code reduced to its shape. Imports, type/class/interface/struct/enum/
- * trait declarations with their member signatures, function and method signatures, decorators and
- * attributes stay as written; function, method, constructor and lambda bodies of at least
- * min_tokens become the language's placeholder (`{ … }`; `...` in Python, `…` in Ruby), and
- * shorter ones too while a big file would keep more than target_ratio of its tokens; comment blocks
- * and docstrings outside them keep their first line of text (keep_docstrings). The pipeline stashes
- * the whole original and appends the marker (loss 'whole').
+ * skeleton — lossy: source code reduced to its shape. Every declared name stays: imports, type/
+ * class/interface/struct/enum/trait declarations with their members and fields, function and method
+ * signatures, decorators and attributes. Function, method, constructor and lambda bodies and data
+ * literals of at least min_tokens become a placeholder (`{ … }`, `[…]`; `...` in Python, `…` in
+ * Ruby); comment blocks and docstrings keep their first line of text (keep_docstrings). While a big
+ * file would keep more than target_ratio of its tokens, more goes, the least telling first: shorter
+ * bodies and values, import name lists, comments, then parameter lists (src/code/skeletonize.ts).
+ * Those decisions count the tokenizer's pieces, so they load no tokenizer. The pipeline stashes the
+ * whole original and appends the marker (loss 'whole').
  *
  * Code is found as a whole file (--lang, a read tool's path, or a `cat`/`sed -n`/`head` command) or
  * as fenced blocks in any output; a line-numbered read keeps every kept line's own number (see
@@ -20,15 +22,16 @@ import { ConfigError } from '../errors.js';
 import { boolean, describe, integer, mapping, stringList } from '../validate.js';
 
 export interface SkeletonConfig {
-  /** Bodies with fewer tokens than this are kept verbatim. */
+  /** Bodies and values with fewer tokens (tokenizer pieces) than this stay, unless target_ratio needs them. */
   min_tokens: number;
   /** Languages to outline (names or aliases in config, canonical names once parsed). */
   languages: string[];
   /** Keep the first line of each doc comment and docstring (false drops them). */
   keep_docstrings: boolean;
   /**
-   * When the bodies of min_tokens or more leave an outline above this share of the file's tokens,
-   * shorter bodies are replaced too, longest first, until it fits; 1 keeps every short body.
+   * When that leaves an outline above this share of the file's tokens, shorter bodies and values,
+   * import name lists, comments and parameter lists go too, in that order, until it fits; 1 keeps
+   * them all.
    */
   target_ratio: number;
 }
@@ -37,7 +40,7 @@ const DEFAULTS: SkeletonConfig = {
   min_tokens: 80,
   languages: [...LANGUAGE_NAMES],
   keep_docstrings: true,
-  target_ratio: 0.5,
+  target_ratio: 0.125,
 };
 
 /** A parse with more of its code under ERROR/MISSING nodes than this is not outlined. */
@@ -96,10 +99,10 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
       };
     }
 
-    const { outlineRegion } = await import('../code/skeletonize.js');
+    const { addReplaced, noneReplaced, outlineRegion, replacedNote } = await import('../code/skeletonize.js');
     const pieces: string[] = [];
     let pos = 0;
-    let bodies = 0;
+    const replaced = noneReplaced();
     let short = 0;
     let linesIn = 0;
     let linesOut = 0;
@@ -111,7 +114,8 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
         keepDocstrings: cfg.keep_docstrings,
         targetRatio: cfg.target_ratio,
         maxErrorShare: MAX_ERROR_SHARE,
-        count: (t) => ctx.tokens.count(t),
+        // Pieces, not exact counts: the decisions here need no tokenizer, so none is loaded for them.
+        count: (t) => ctx.tokens.atLeast(t),
       });
       if (result.kind === 'skip') {
         gates.push(result.gate);
@@ -119,7 +123,7 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
       }
       pieces.push(o.text.slice(pos, region.start), result.text);
       pos = region.end;
-      bodies += result.bodies;
+      addReplaced(replaced, result.replaced);
       short += result.short;
       linesIn += result.linesIn;
       linesOut += result.linesOut;
@@ -132,8 +136,7 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
       text: pieces.join(''),
       loss: 'whole',
       note:
-        `${[...langs].join(', ')}: ${bodies} bod${bodies === 1 ? 'y' : 'ies'} replaced` +
-        (short > 0 ? ` (${short} under min_tokens, for target_ratio)` : '') +
+        `${[...langs].join(', ')}: ${replacedNote(replaced, short)}` +
         `, kept ${linesOut} of ${linesIn} lines`,
     };
   },

@@ -11,7 +11,7 @@
  * `[K of N items shown] <<cg:KEY>>` + hint. Works on raw text as well as on tool outputs.
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
-import { type JsonArray, type JsonNode, parseJsonSpans, toValue } from '../input/json-spans.js';
+import { type JsonArray, type JsonNode, parseJsonSpans, toValue } from '../json/spans.js';
 import { integer, mapping } from '../validate.js';
 
 export interface SmartcrushConfig {

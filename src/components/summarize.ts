@@ -16,10 +16,10 @@
  * summary message changes once per roll, not on every turn. Without a model it does nothing.
  */
 import { type EditProposal, MARKER_SLOT, type MessageView, type TranscriptComponent } from '../component.js';
-import { canOpenTail, judgeReplace } from '../input/message-replace.js';
+import { canOpenTail } from '../input/message-replace.js';
 import type { SummaryLevel } from '../llm/summary-prompt.js';
+import { judgeReplacement } from '../pipeline/structural-edits.js';
 import { keyOf } from '../store/keys.js';
-import { hasMarker } from '../store/marker.js';
 import { boolean, integer, mapping, oneOf } from '../validate.js';
 
 export interface SummarizeConfig {
@@ -107,7 +107,7 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
     const msgs = ctx.messages;
     if (ctx.format === 'text') return skip('raw text has no conversation');
     // cg's own output fed back in: what it summarised stays summarised (cg(cg(x)) == cg(x)).
-    if (msgs.some((m) => m.text.startsWith(SUMMARY_HEADER) && hasMarker(m.text)))
+    if (msgs.some((m) => m.role === 'user' && m.text.startsWith(SUMMARY_HEADER)))
       return skip('already holds a cg summary');
     const task = msgs.findIndex((m) => m.role === 'user');
     const from = Math.max(task, 0) + 1;
@@ -165,7 +165,7 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
     // Checked here as the pipeline will, so a summary it would refuse (a garbled marker) is never
     // checkpointed and reused turn after turn.
     const inSpan = outputs.filter((o) => o.messageIndex >= from && o.messageIndex < end);
-    const verdict = judgeReplace(proposal, msgs, [], [text(from, end), ...inSpan.map((o) => o.text)]);
+    const verdict = judgeReplacement(proposal, msgs, [], [text(from, end), ...inSpan.map((o) => o.text)]);
     if (!verdict.ok) return failed(`summary refused: ${verdict.reason}`);
     const checkpoint: Checkpoint = { from, to: end, h: coverKey(msgs, from, end), summary };
     ctx.memo?.set(MEMO_KEY, JSON.stringify(checkpoint));

@@ -1,14 +1,15 @@
 /**
  * toon — lossless: a whole-output JSON value that holds a uniform array of flat objects (a table)
- * is rewritten as TOON (https://toonformat.dev), which states the keys once per table. Kept only
- * when it is strictly fewer tokens than the compact JSON and only after proving nothing is lost:
- * every number's written form survives a JS number round trip, parsing dropped no duplicate or
- * reordered keys, and decoding the TOON gives back a value deep-equal (key order included) to the
- * parsed JSON. @toon-format/toon is imported lazily inside run().
+ * is rewritten as TOON (https://toonformat.dev), which states the keys once per table, when that is
+ * strictly fewer tokens than the compact JSON. The claim is the pipeline's to prove (proof 'toon',
+ * src/pipeline/lossless.ts): every number's written form survives a JS number round trip, parsing
+ * dropped no duplicate or reordered keys, and decoding the TOON gives back a value deep-equal (key
+ * order included) to the parsed JSON; what it cannot prove is reverted. @toon-format/toon is
+ * imported lazily inside run().
  */
 import type { Outcome, OutputComponent } from '../component.js';
+import { compactJson, scanJson, trimmedRange } from '../json/text.js';
 import { integer, mapping, oneOf } from '../validate.js';
-import { canonicalJson, compactJson, scanJson, trimmedRange } from './json-text.js';
 
 export const TOON_DELIMITERS = [',', '\t', '|'] as const;
 export type ToonDelimiter = (typeof TOON_DELIMITERS)[number];
@@ -58,11 +59,7 @@ export const toon: OutputComponent<ToonConfig> = {
     const value = JSON.parse(text) as Json;
     const tables = countTables(value, cfg.min_rows);
     if (tables === 0) return skip('no uniform array');
-    const canonical = canonicalJson(text, start, end);
-    if (!canonical.exactNumbers) return skip('number precision');
-    if (JSON.stringify(value) !== canonical.text) return skip('duplicate or reordered keys');
-
-    const { encode, decode } = await import('@toon-format/toon');
+    const { encode } = await import('@toon-format/toon');
     let encoded: string;
     try {
       encoded = encode(value, { delimiter: cfg.delimiter });
@@ -72,18 +69,12 @@ export const toon: OutputComponent<ToonConfig> = {
     }
     const compact = compactJson(text, start, end);
     if (!(await ctx.tokens.fewer(encoded, compact))) return skip('not smaller');
-    let decoded: unknown;
-    try {
-      decoded = decode(encoded);
-    } catch {
-      return skip('round trip failed');
-    }
-    if (!sameJson(decoded, value)) return skip('round trip failed');
     const rows = tables === 1 ? '1 table' : `${tables} tables`;
     return {
       kind: 'rewrite',
       text: text.slice(0, start) + encoded + text.slice(end),
       loss: 'none',
+      proof: 'toon',
       note: `json → toon (${rows})`,
     };
   },
@@ -122,27 +113,4 @@ function countTables(root: Json, minRows: number): number {
     }
   }
   return n;
-}
-
-/** Deep equality of JSON values, object key order included (iterative). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  const todo: Array<[unknown, unknown]> = [[a, b]];
-  while (todo.length > 0) {
-    const [x, y] = todo.pop() as [unknown, unknown];
-    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') {
-      if (!Object.is(x, y)) return false;
-      continue;
-    }
-    if (Array.isArray(x) !== Array.isArray(y)) return false;
-    if (Object.getPrototypeOf(x) !== Object.getPrototypeOf(y)) return false;
-    const kx = Object.keys(x);
-    const ky = Object.keys(y);
-    if (kx.length !== ky.length) return false;
-    for (let i = 0; i < kx.length; i++) {
-      const k = kx[i] as string;
-      if (k !== ky[i]) return false;
-      todo.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
-    }
-  }
-  return true;
 }

@@ -116,3 +116,13 @@ export interface CompiledFilter {
   /** The filter's own YAML, for `cg filters show`. */
   yaml: string;
 }
+
+/** Finds the declarative filter for an output (the lookup order of DESIGN §5); loads filter files lazily. */
+export interface FilterSource {
+  /** `exclude`: filter names not to consider (cmdfilter's `disabled`); the next match wins instead. */
+  select(
+    command: string | undefined,
+    text: string,
+    options?: { exclude?: readonly string[] },
+  ): Promise<CompiledFilter | undefined>;
+}

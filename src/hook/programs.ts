@@ -283,3 +283,29 @@ function gitReason(args: readonly string[]): string | undefined {
   if (sub === 'mergetool' || sub === 'difftool') return `git ${sub} is interactive`;
   return undefined;
 }
+
+/**
+ * Programs whose output is often large and that read without changing anything: worth compacting
+ * even when no cg filter knows them (the generic components fold long lists, logs and files).
+ */
+const OUTPUT_HEAVY = new Set([
+  'cat',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'ag',
+  'find',
+  'sed',
+  'head',
+  'tail',
+  'ls',
+  'tree',
+  'diff',
+  'jq',
+  'git',
+]);
+
+export function isOutputHeavy(name: string): boolean {
+  return OUTPUT_HEAVY.has(name);
+}

@@ -375,3 +375,38 @@ function parseTokens(tokens: readonly Token[]): Pipeline[] {
   endPipeline(false);
   return pipelines;
 }
+
+/**
+ * A word's value once the shell has removed its quotes and escapes, when that value does not depend
+ * on the shell's state: undefined for a word with an expansion (`$x`, `$( … )`, backticks), a glob
+ * character, a brace or a leading tilde outside quotes — the shell would expand those.
+ */
+export function wordValue(w: Word): string | undefined {
+  const s = w.text;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      out += s.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      for (i++; i < s.length && s[i] !== '"'; i++) {
+        const d = s[i]!;
+        if (d === '$' || d === '`') return undefined;
+        if (d === '\\' && i + 1 < s.length && '"\\$`\n'.includes(s[i + 1]!)) i++;
+        out += s[i]!;
+      }
+      if (i >= s.length) return undefined;
+    } else if (c === '\\') {
+      if (i + 1 >= s.length) return undefined;
+      out += s[++i]!;
+    } else if ('$`*?[{}'.includes(c) || (c === '~' && i === 0)) {
+      return undefined;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}

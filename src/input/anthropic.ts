@@ -11,11 +11,10 @@
  * breakpoints are counted (the API accepts at most four).
  */
 
-import type { MessageView } from '../component.js';
+import { type JsonNode, member, stringOf, toValue } from '../json/spans.js';
 import { messageList, TranscriptBuilder, textParts } from './builder.js';
 import { type CallInfo, detailsFromObject, renderCall } from './call-args.js';
-import { type JsonNode, member, stringOf, toValue } from './json-spans.js';
-import type { ReadOptions, Transcript } from './transcript.js';
+import type { MessageView, ReadOptions, Transcript } from './transcript.js';
 
 /** tool_result content blocks that hold text (images and documents do not). */
 const TEXT: ReadonlySet<string> = new Set(['text']);

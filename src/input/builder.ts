@@ -3,8 +3,7 @@
  * each one's text, keeps output ids unique, and builds a Transcript whose write() splices
  * JSON.stringify(newText) into exactly those string spans and nothing else.
  */
-import type { InputFormat, MessageView, StructuralEdit, ToolOutput } from '../component.js';
-import type { CallInfo } from './call-args.js';
+
 import {
   applyEdits,
   type Edit,
@@ -13,24 +12,27 @@ import {
   type JsonString,
   member,
   stringOf,
-} from './json-spans.js';
+} from '../json/spans.js';
+import type { CallInfo } from './call-args.js';
 import { replacementMessage } from './message-replace.js';
-import type { ReadOptions, Transcript } from './transcript.js';
+import { reportsFailure } from './tool-error.js';
+import type {
+  InputFormat,
+  MessageView,
+  ReadOptions,
+  StructuralEdit,
+  ToolOutput,
+  Transcript,
+} from './transcript.js';
 
 // An unpaired UTF-16 surrogate is what invalid UTF-8 becomes once inside a JSON string. The
 // look-around pattern is slow on megabytes of text, so a plain class screens for surrogates first.
 const SURROGATE = /[\uD800-\uDFFF]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const CG_EXPAND = /^\s*(?:\S*\/)?cg\s+expand\b/;
 
-/** `cg expand` output is what a marker stood for; it must reach the model verbatim (DESIGN §1.5). */
-export function isCgExpand(command: string | undefined): boolean {
-  return command !== undefined && CG_EXPAND.test(command);
-}
-
-/** Whether an output may be rewritten at all: not cg expand output, and well-formed text. */
-export function isRewritable(text: string, command: string | undefined): boolean {
-  return !isCgExpand(command) && !(SURROGATE.test(text) && LONE_SURROGATE.test(text));
+/** Whether a JSON string holds well-formed text (no lone surrogate: the remains of invalid UTF-8). */
+export function isWellFormed(text: string): boolean {
+  return !(SURROGATE.test(text) && LONE_SURROGATE.test(text));
 }
 
 /**
@@ -57,7 +59,8 @@ export function messageList(root: JsonNode): JsonNode[] | undefined {
 
 export interface ResultFields {
   messageIndex: number;
-  isError: boolean;
+  /** The format's error flag (Anthropic is_error); absent where there is none, inferred from the text. */
+  isError?: boolean;
   call: CallInfo | undefined;
 }
 
@@ -98,8 +101,8 @@ export class TranscriptBuilder {
       const o: ToolOutput = {
         id,
         text: node.value,
-        rewritable: isRewritable(node.value, command),
-        isError: fields.isError,
+        rewritable: isWellFormed(node.value),
+        isError: fields.isError ?? reportsFailure(node.value),
         messageIndex: fields.messageIndex,
       };
       if (call?.name !== undefined) o.toolName = call.name;
@@ -172,6 +175,7 @@ export class TranscriptBuilder {
         const span = spanOf(from, to);
         return span ? raw.slice(span.start, span.end) : undefined;
       },
+      messageRange: spanOf,
     };
     if (model !== undefined) t.model = model;
     return t;

@@ -3,7 +3,7 @@
  * is a list of blocks (the reader notes its last block), must not double one already there, and the
  * Anthropic API refuses a request with more than MAX_CACHE_BREAKPOINTS of them.
  */
-import type { MessageView, StructuralEdit } from '../component.js';
+import type { MessageView, StructuralEdit } from './transcript.js';
 
 export const MAX_CACHE_BREAKPOINTS = 4;
 

@@ -3,7 +3,7 @@
  * Arguments arrive as an object (Anthropic tool_use input) or as a JSON string that a model wrote and
  * may have malformed (OpenAI function.arguments); bad JSON simply yields nothing.
  */
-import { type JsonNode, toValue } from './json-spans.js';
+import { type JsonNode, toValue } from '../json/spans.js';
 
 export interface CallDetails {
   command?: string;

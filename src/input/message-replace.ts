@@ -2,11 +2,10 @@
  * Whether a proposed replacement of messages [from, to) by one summary message leaves a request
  * the provider still accepts and the agent can still follow: the first message (the task) and the
  * latest one stay, the kept tail does not open with a message bound to one that was dropped (a tool
- * result without its call), there is one replacement per run, and the text has exactly one marker
- * slot and no marker the replaced messages did not already carry.
+ * result without its call), and there is one replacement per run. (What its text may say about
+ * markers is the pipeline's check, as for every component's text.)
  */
-import { MARKER_SLOT, type MessageView, type StructuralEdit } from '../component.js';
-import { markerKeys } from '../store/marker.js';
+import type { MessageView, StructuralEdit } from './transcript.js';
 
 /** The JSON of the message that takes a replaced span's place (a plain user message in every format). */
 export function replacementMessage(text: string): string {
@@ -29,15 +28,10 @@ export function canOpenTail(messages: readonly MessageView[], i: number): boolea
 export type ReplaceEdit = Extract<StructuralEdit, { kind: 'replace_messages' }>;
 export type ReplaceVerdict = { ok: true; edit: ReplaceEdit } | { ok: false; reason: string };
 
-/**
- * `spanTexts`: the replaced messages' texts (in the input, and as rewritten so far): a summary may
- * quote the markers they carry, never invent one.
- */
 export function judgeReplace(
   proposed: unknown,
   messages: readonly MessageView[],
   accepted: readonly StructuralEdit[],
-  spanTexts: Iterable<string>,
 ): ReplaceVerdict {
   const e = proposed as Partial<ReplaceEdit> | undefined;
   const { from, to, text } = e ?? {};
@@ -58,11 +52,6 @@ export function judgeReplace(
     return { ok: false, reason: `message ${from} answers a kept one and cannot be dropped` };
   if (accepted.some((a) => a.kind === 'replace_messages'))
     return { ok: false, reason: 'messages were already replaced in this run' };
-  if (text.split(MARKER_SLOT).length !== 2)
-    return { ok: false, reason: 'a replacement needs exactly one marker slot' };
-  const written = markerKeys(text.replace(MARKER_SLOT, ''));
-  const known = new Set(written.length > 0 ? [...spanTexts].flatMap((t) => markerKeys(t)) : []);
-  if (written.some((k) => !known.has(k))) return { ok: false, reason: 'wrote a marker itself' };
   const edit: ReplaceEdit = { kind: 'replace_messages', from: from!, to: to!, text };
   if (typeof e.note === 'string') edit.note = e.note;
   return { ok: true, edit };

@@ -3,13 +3,15 @@
  * outputs are role "tool" messages (string content is one output; array content gives one output
  * per {type: "text"} part, other parts untouched) and legacy role "function" messages. The assistant
  * tool_calls entry with the same id (or, for "function", the preceding function_call) gives
- * toolName and, from its JSON-string arguments, command and path. The format has no error flag.
+ * toolName and, from its JSON-string arguments, command and path. The format has no error flag:
+ * isError is inferred from an exit-code line in the text (input/tool-error.ts).
  *
  * Message views are one per element of `messages`, so ToolOutput.messageIndex indexes them.
  */
+
+import { type JsonNode, member, stringOf } from '../json/spans.js';
 import { messageList, TranscriptBuilder, textParts } from './builder.js';
 import { type CallInfo, detailsFromArguments, renderCall } from './call-args.js';
-import { type JsonNode, member, stringOf } from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
 /** Chat Completions content parts that hold text. */
@@ -33,15 +35,13 @@ export function readOpenAI(raw: string, root: JsonNode, opts: ReadOptions): Tran
     if (role === 'tool') {
       const id = stringOf(member(message, 'tool_call_id'));
       const call = id === undefined ? undefined : calls.get(id);
-      pieces.push(
-        ...b.addResult(id ?? `tool@${messageIndex}`, parts, { messageIndex, isError: false, call }),
-      );
+      pieces.push(...b.addResult(id ?? `tool@${messageIndex}`, parts, { messageIndex, call }));
     } else if (role === 'function') {
       const name = stringOf(member(message, 'name'));
       let call = lastFunctionCall;
       if (call === undefined || (name !== undefined && call.name !== name))
         call = name ? { name } : undefined;
-      pieces.push(...b.addResult(`function@${messageIndex}`, parts, { messageIndex, isError: false, call }));
+      pieces.push(...b.addResult(`function@${messageIndex}`, parts, { messageIndex, call }));
     } else {
       pieces.push(...parts.map((p) => p.value));
       const toolCalls = member(message, 'tool_calls');

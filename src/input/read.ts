@@ -8,15 +8,17 @@
  * response) is itself a tool output, so it is text. An explicit format that does not fit the input
  * is a UsageError with one line saying why.
  */
-import type { InputFormat } from '../component.js';
+
 import { UsageError } from '../errors.js';
+import { skipJsonSpace } from '../json/lexical.js';
+import { type JsonNode, member, parseJsonSpans, stringOf } from '../json/spans.js';
+import { hasTopLevelKey } from '../json/text.js';
 import { readAnthropic } from './anthropic.js';
 import { messageList } from './builder.js';
-import { type JsonNode, member, parseJsonSpans, stringOf } from './json-spans.js';
 import { readOpenAI } from './openai.js';
 import { readResponses } from './responses.js';
 import { readText } from './text.js';
-import type { FormatChoice, ReadOptions, Transcript } from './transcript.js';
+import type { FormatChoice, InputFormat, ReadOptions, Transcript } from './transcript.js';
 
 type RequestFormat = Exclude<InputFormat, 'text'>;
 
@@ -59,7 +61,11 @@ function evidence(root: JsonNode, messages: readonly JsonNode[]): Evidence {
   };
   for (const m of messages) {
     const role = stringOf(member(m, 'role'));
-    if (role !== undefined && OPENAI_ROLES.has(role)) ev.openaiMark ??= `a "${role}" role message`;
+    // Claude Code (2.1.3xx) sends "system" messages inside an Anthropic body that also has a
+    // top-level system prompt, which no OpenAI body has: there the role is no OpenAI mark.
+    const anthropicSystem = role === 'system' && member(root, 'system') !== undefined;
+    if (role !== undefined && OPENAI_ROLES.has(role) && !anthropicSystem)
+      ev.openaiMark ??= `a "${role}" role message`;
     for (const key of OPENAI_KEYS) if (member(m, key) !== undefined) ev.openaiMark ??= `"${key}"`;
     const content = member(m, 'content');
     for (const block of content?.type === 'array' ? content.items : []) {
@@ -127,67 +133,15 @@ function mismatch(choice: RequestFormat, root: JsonNode): string | undefined {
   return undefined;
 }
 
-/** Offset of the first non-whitespace character (JSON whitespace only). */
-function firstNonWs(raw: string): number {
-  let i = 0;
-  while (i < raw.length) {
-    const c = raw.charCodeAt(i);
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-    i++;
-  }
-  return i;
-}
-
-/** Offset of the quote closing the string that opens at `at`, or -1. */
-function stringEnd(raw: string, at: number): number {
-  let q = raw.indexOf('"', at + 1);
-  while (q >= 0) {
-    let slashes = 0;
-    while (raw.charCodeAt(q - 1 - slashes) === 0x5c) slashes++;
-    if (slashes % 2 === 0) return q;
-    q = raw.indexOf('"', q + 1);
-  }
-  return -1;
-}
-
-/**
- * Whether the object opening at `at` has one of `keys` as a direct member. A cheap lenient scan
- * that allocates nothing per value: it lets large JSON that is plainly not a request (a log, an API
- * dump) pass as text without building a span tree for it.
- */
-function hasTopKey(raw: string, at: number, keys: readonly string[]): boolean {
-  let depth = 0;
-  let keyNext = false;
-  for (let i = at; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (c === 0x22) {
-      const end = stringEnd(raw, i);
-      if (end < 0) return false;
-      if (depth === 1 && keyNext && keys.includes(raw.slice(i + 1, end))) return true;
-      keyNext = false;
-      i = end;
-    } else if (c === 0x7b || c === 0x5b) {
-      depth++;
-      keyNext = depth === 1;
-    } else if (c === 0x7d || c === 0x5d) {
-      depth--;
-      if (depth <= 0) return false;
-    } else if (c === 0x2c && depth === 1) {
-      keyNext = true;
-    }
-  }
-  return false;
-}
-
 /** The span tree of raw when it might be a request body (auto-detection); undefined means text. */
 function parseCandidate(raw: string): JsonNode | undefined {
-  const at = firstNonWs(raw);
+  const at = skipJsonSpace(raw, 0);
   const c = raw.charCodeAt(at);
   if (c === 0x7b) {
-    if (!hasTopKey(raw, at, ['messages', 'input'])) return undefined;
+    if (!hasTopLevelKey(raw, at, ['messages', 'input'])) return undefined;
   } else if (c === 0x5b) {
-    const first = firstNonWs(raw.slice(at + 1, at + 1 + 4096)) + at + 1;
-    if (raw.charCodeAt(first) !== 0x7b || !hasTopKey(raw, first, ['role'])) return undefined;
+    const first = skipJsonSpace(raw.slice(at + 1, at + 1 + 4096), 0) + at + 1;
+    if (raw.charCodeAt(first) !== 0x7b || !hasTopLevelKey(raw, first, ['role'])) return undefined;
   } else {
     return undefined;
   }

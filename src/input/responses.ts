@@ -4,10 +4,14 @@
  * one output; an array gives one output per input_text/output_text part (other parts untouched).
  * The call item with the same call_id (function_call, custom_tool_call, local_shell_call) gives
  * toolName, command and path. A string `input` is a single user message with no tool outputs.
+ * Results carry no error flag: isError is inferred from the exit-code line Codex writes into the
+ * text (input/tool-error.ts).
  *
  * Message views are one per input item (calls and outputs included), so ToolOutput.messageIndex
  * indexes them; `instructions` is not a message and is left out.
  */
+
+import { type JsonNode, member, stringOf, toValue } from '../json/spans.js';
 import { TranscriptBuilder, textParts } from './builder.js';
 import {
   type CallDetails,
@@ -16,7 +20,6 @@ import {
   detailsFromObject,
   renderCall,
 } from './call-args.js';
-import { type JsonNode, member, stringOf, toValue } from './json-spans.js';
 import type { ReadOptions, Transcript } from './transcript.js';
 
 const TEXT_PARTS = new Set(['input_text', 'output_text']);
@@ -59,7 +62,7 @@ export function readResponses(raw: string, root: JsonNode, opts: ReadOptions): T
       const call = callId === undefined ? undefined : calls.get(callId);
       const parts = textParts(member(item, 'output'), TEXT_PARTS);
       const base = callId ?? `${type}@${messageIndex}`;
-      const texts = b.addResult(base, parts, { messageIndex, isError: false, call });
+      const texts = b.addResult(base, parts, { messageIndex, call });
       b.messages.push({ role: 'tool', text: texts.join('\n') });
     } else {
       // reasoning, item_reference, …: model-side items with no plain text worth querying.

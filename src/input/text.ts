@@ -2,9 +2,8 @@
  * Raw text: the whole input is one tool output with id "stdin" (its command and path come from the
  * command line), and writing returns the rewrite, or the input itself when there is none.
  */
-import type { ToolOutput } from '../component.js';
-import { isCgExpand } from './builder.js';
-import type { ReadOptions, Transcript } from './transcript.js';
+
+import type { ReadOptions, ToolOutput, Transcript } from './transcript.js';
 
 export const TEXT_ID = 'stdin';
 
@@ -12,7 +11,7 @@ export function readText(raw: string, opts: ReadOptions): Transcript {
   const output: ToolOutput = {
     id: TEXT_ID,
     text: raw,
-    rewritable: !isCgExpand(opts.command),
+    rewritable: true,
     isError: false,
     messageIndex: 0,
   };

@@ -3,8 +3,24 @@
  * section, the environment and the incoming request, or the reason there is none. The HTTP client
  * is imported only when a component actually asks, so runs that never call a model never load it.
  */
-import type { InputFormat, ModelAccess } from '../component.js';
+import type { InputFormat } from '../input/transcript.js';
 import { type ModelConfig, resolveEndpoint } from './endpoint.js';
+
+/** A model a component may ask, or why there is none (the component then degrades quietly). */
+export type ModelAccess =
+  | {
+      available: true;
+      /** Which model answers ("openai:gpt-4.1-mini"), for notes; never the key. */
+      label: string;
+      /** The longest one complete() can take, its retry included. */
+      budgetMs: number;
+      complete(req: {
+        system: string;
+        prompt: string;
+        maxTokens?: number;
+      }): Promise<{ ok: true; text: string } | { ok: false; reason: string }>;
+    }
+  | { available: false; reason: string };
 
 export function modelAccess(
   cfg: ModelConfig,

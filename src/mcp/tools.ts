@@ -13,7 +13,7 @@
 import type { FilterSource } from '../component.js';
 import type { CgConfig } from '../config.js';
 import { compactText } from '../engine.js';
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 import { type ExpandRecord, recordCompaction, recordExpands } from '../stats/index.js';
 import { parseKeys } from '../store/marker.js';
 import { compileGrep, parseLineRange, sliceOriginal } from '../store/slice.js';
@@ -180,6 +180,7 @@ async function compressTool(args: Record<string, unknown>, ctx: ToolContext): Pr
     tokenizer: ctx.config.tokenizer,
     ...(ctx.store ? { storeDir: ctx.store.dir } : {}),
     env: ctx.env,
+    via: 'mcp',
   });
   return text(result.output);
 }

@@ -10,12 +10,13 @@
  * edited history) is decided afresh; an output that arrives already as cg sent it (cg's output fed
  * back in) is replayed as it is and its entry left alone.
  */
-import type { SessionMemo, ToolOutput } from '../component.js';
-import type { Transcript } from '../input/transcript.js';
-import type { Pin, Replay, Stage } from '../pipeline.js';
+
+import type { ToolOutput, Transcript } from '../input/transcript.js';
+import type { Pin, Replay, Stage } from '../pipeline/run.js';
 import { keyOf } from '../store/keys.js';
 import { sessionIdentity } from './id.js';
 import { sessionsDir } from './location.js';
+import type { SessionMemo } from './memo.js';
 import { loadRecord, type RecordEntry, recordPath, type SessionRecord, saveRecord } from './record.js';
 
 /** Held-back rewrites apply once they save this many tokens, when no stage sets its own batch. */

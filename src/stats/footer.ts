@@ -8,7 +8,7 @@
  * texts past the budget are estimated and the footer says so (≈ … estimated). Pass the result to
  * recordCompaction as `counts` and the ledger gets the very same numbers without deferring them.
  */
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 import type { Tokens } from '../tokens.js';
 import { estimateTokens } from './pending.js';
 import { summarizeRun } from './runs.js';

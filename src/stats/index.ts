@@ -7,6 +7,9 @@
  *   recordExpands(records)          the same for many keys at once (one write)
  *   countRun(events, tokens)        exact counts for the footer (pass them on as meta.counts)
  *   footerLine(counts)              `cg: 12,345 → 1,234 tokens (−90%) · cg expand KEY`
+ *   recordRequest(record)           `cg proxy`: one call per request forwarded (requests.ts)
+ *
+ * RecordMeta.host / .via (else CG_HOST / CG_VIA) say which agent host ran cg and through which door.
  */
 export { countRun, footerLine, type RunCounts } from './footer.js';
 export {
@@ -16,3 +19,4 @@ export {
   recordExpand,
   recordExpands,
 } from './record.js';
+export { type RequestRecord, recordRequest } from './requests.js';

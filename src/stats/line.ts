@@ -9,17 +9,28 @@
  *            est?: 1 when a token figure on the line is an estimate (bytes/4), not an exact count
  *            s?: session
  *   run      fmt  tk (tokenizer)  cmd?  n (tool outputs seen)  rw (outputs rewritten)  ub (bytes of
- *            the outputs left untouched)                                   — one per compaction run
- *   out      o (output id)  cmd?  tool?  bi bo (bytes)  ti to (tokens before the first rewrite and
- *            after the last, marker and hint included)  k? (marker key)   — one per rewritten output
- *   ev       c (component)  a (rewrite|skip|revert|fail)  o  cmd?  tool?  why? (reason)  bi bo
- *            ti? to? (rewrites only)  k?  loss?                          — one per component decision
- *   x        k  hit (1|0)  b (bytes returned)  tr (tokens returned)        — one per key `cg expand` served
+ *            the outputs left untouched)  h? (agent host: claude-code, codex, gemini, …)  via (the door:
+ *            pipe, hook, proxy, mcp)                                       — one per compaction run
+ *   out      o (output id)  cmd?  tool?  h?  nf? (1: no filter handled it — cmdfilter found none, or
+ *            only a generic fallback rewrote it)  bi bo (bytes)  ti (tokens before the first rewrite)
+ *            hi? ho? (tokens of what the host would have shown of the original and of cg's output,
+ *            when its cap cut them; absent: the same as ti and to)  to (tokens after the last rewrite,
+ *            marker and hint included)  k? (marker key)                   — one per rewritten output
+ *   ev       c (component)  a (rewrite|skip|revert|fail)  f? (the filter cmdfilter applied)  o  cmd?
+ *            tool?  why? (reason)  ro? (1 on cmdfilter's "no filter" skip of an output that has an out
+ *            line: counted there)  bi bo  ti? to? (rewrites only)  k?  loss?
+ *                                                                          — one per component decision
+ *   x        k  hit (1|0)  h?  b (bytes returned)  hr? (tokens of what the host showed of them, when
+ *            its cap cut them)  tr (tokens returned)                       — one per key `cg expand` served
+ *   req      fmt  h?  bi bo (request bytes as received and as forwarded)  ti to (their tokens)
+ *            cs? (1: the turn kept the earlier turns byte-identical, so the provider's cache held)
+ *            mi? mo? (tokens cg's own model calls took in and gave out for this request)
+ *                                                                          — one per `cg proxy` request
  *
  * Strings are capped (a command at 300 characters, a reason at 200) so a line stays far below the
  * size at which an O_APPEND write could be split.
  */
-export type LineKind = 'run' | 'out' | 'ev' | 'x';
+export type LineKind = 'run' | 'out' | 'ev' | 'x' | 'req';
 
 interface Base {
   t: number;
@@ -38,6 +49,8 @@ export interface RunLine extends Base {
   n: number;
   rw: number;
   ub: number;
+  h?: string;
+  via?: string;
 }
 
 export interface OutLine extends Base {
@@ -45,9 +58,13 @@ export interface OutLine extends Base {
   o: string;
   cmd?: string;
   tool?: string;
+  h?: string;
+  nf?: 1;
   bi: number;
   bo: number;
   ti: number;
+  hi?: number;
+  ho?: number;
   to: number;
   k?: string;
 }
@@ -56,10 +73,12 @@ export interface EvLine extends Base {
   e: 'ev';
   c: string;
   a: string;
+  f?: string;
   o: string;
   cmd?: string;
   tool?: string;
   why?: string;
+  ro?: 1;
   bi: number;
   bo: number;
   ti?: number;
@@ -72,20 +91,47 @@ export interface ExpandLine extends Base {
   e: 'x';
   k: string;
   hit: 0 | 1;
+  h?: string;
   b: number;
+  hr?: number;
   tr: number;
 }
 
-export type LedgerLine = RunLine | OutLine | EvLine | ExpandLine;
+export interface RequestLine extends Base {
+  e: 'req';
+  fmt: string;
+  h?: string;
+  bi: number;
+  bo: number;
+  ti: number;
+  to: number;
+  cs?: 0 | 1;
+  mi?: number;
+  mo?: number;
+}
 
-const CAPS: Record<string, number> = { cmd: 300, why: 200, tool: 100, s: 100, o: 100, c: 64, fmt: 32 };
+export type LedgerLine = RunLine | OutLine | EvLine | ExpandLine | RequestLine;
+
+const CAPS: Record<string, number> = {
+  cmd: 300,
+  why: 200,
+  tool: 100,
+  s: 100,
+  o: 100,
+  c: 64,
+  f: 64,
+  fmt: 32,
+  h: 32,
+  via: 16,
+};
 
 /** Field order per kind, after the common prefix. */
 const ORDER: Record<LineKind, readonly string[]> = {
-  run: ['fmt', 'tk', 'cmd', 'n', 'rw', 'ub'],
-  out: ['o', 'cmd', 'tool', 'bi', 'bo', 'ti', 'to', 'k'],
-  ev: ['c', 'a', 'o', 'cmd', 'tool', 'why', 'bi', 'bo', 'ti', 'to', 'k', 'loss'],
-  x: ['k', 'hit', 'b', 'tr'],
+  run: ['fmt', 'tk', 'cmd', 'n', 'rw', 'ub', 'h', 'via'],
+  out: ['o', 'cmd', 'tool', 'h', 'nf', 'bi', 'bo', 'ti', 'hi', 'ho', 'to', 'k'],
+  ev: ['c', 'a', 'f', 'o', 'cmd', 'tool', 'why', 'ro', 'bi', 'bo', 'ti', 'to', 'k', 'loss'],
+  x: ['k', 'hit', 'h', 'b', 'hr', 'tr'],
+  req: ['fmt', 'h', 'bi', 'bo', 'ti', 'to', 'cs', 'mi', 'mo'],
 };
 
 export function cap(text: string, max: number): string {

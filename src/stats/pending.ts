@@ -15,6 +15,7 @@
  *              "n":count                 already counted (e.g. for the `cg run` footer)
  *              "at":offset               inline: the UTF-8 bytes at that offset after the header line
  *              "key":k,"store":dir       the original stashed under k in that store
+ *                ,"view":host            … counted as what that agent host would show of it (hosts.ts)
  *              nothing                   cannot be counted: estimated as ceil(b/4), flagged est }]}
  *
  * followed by the inline texts' bytes. A stashed original is always referenced by key, never copied:
@@ -34,8 +35,10 @@
  */
 import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createFsStore, entryPath, STORE_DEFAULTS } from '../store/fs-store.js';
+import { createFsStore, STORE_DEFAULTS } from '../store/fs-store.js';
+import type { Store } from '../store/store.js';
 import { createTokens, TOKENIZERS, type TokenizerName, type Tokens } from '../tokens.js';
+import { hostModel, hostView, hostViewBytesBound } from './hosts.js';
 import { appendLines } from './ledger.js';
 import { formatLine, type LedgerLine } from './line.js';
 import type { LedgerLocation } from './paths.js';
@@ -48,7 +51,7 @@ export const STALE_MS = 10 * 60_000;
 const TMP_STALE_MS = 60 * 60_000;
 const PEND = '.pend';
 
-export type TokenField = 'ti' | 'to' | 'tr';
+export type TokenField = 'ti' | 'to' | 'tr' | 'hi' | 'ho' | 'hr';
 export type Fill = [line: number, field: TokenField, texts: number[]];
 
 export interface TextRef {
@@ -57,6 +60,7 @@ export interface TextRef {
   at?: number;
   key?: string;
   store?: string;
+  view?: string;
 }
 
 export interface PendingHeader {
@@ -203,8 +207,9 @@ async function settleOne(loc: LedgerLocation, claim: string): Promise<'settled' 
     const tokens = tokenizer ? createTokens(tokenizer) : undefined;
     const body = raw.subarray(bodyStart);
     const counts: Count[] = [];
+    const stored = new StoredTexts();
     // One at a time: a stored original may be large, and counting is synchronous anyway.
-    for (const ref of header.texts) counts.push(await countText(ref, body, tokens));
+    for (const ref of header.texts) counts.push(await countText(ref, body, tokens, stored));
     const lines = header.lines.map((l, i) => ({ ...l, d: 1 as const, i }));
     for (const [index, field, texts] of header.fill ?? []) {
       const line = lines[index] as Record<string, unknown> & LedgerLine;
@@ -230,8 +235,18 @@ interface Count {
   estimate: boolean;
 }
 
-async function countText(ref: TextRef, body: Buffer, tokens: Tokens | undefined): Promise<Count> {
-  const estimate = { n: estimateTokens(ref.b), estimate: true };
+async function countText(
+  ref: TextRef,
+  body: Buffer,
+  tokens: Tokens | undefined,
+  stored: StoredTexts,
+): Promise<Count> {
+  const host = ref.view === undefined ? undefined : hostModel(ref.view);
+  const estimate = {
+    n: estimateTokens(host ? hostViewBytesBound(host, ref.b) : ref.b),
+    estimate: true,
+  };
+  if (ref.view !== undefined && !host) return estimate; // a host this version does not model
   if (typeof ref.n === 'number') return { n: ref.n, estimate: false };
   if (!tokens) return estimate;
   if (typeof ref.at === 'number') {
@@ -241,18 +256,61 @@ async function countText(ref: TextRef, body: Buffer, tokens: Tokens | undefined)
   if (ref.key && ref.store) {
     // A different length means the stored original is not the text meant (a replayed output starts
     // from what was sent, not from its original): better an estimate than a wrong exact count.
-    const text = await readStored(ref.store, ref.key, ref.b);
-    return text === undefined ? estimate : { n: await tokens.count(text), estimate: false };
+    const text = await stored.read(ref.store, ref.key, ref.b);
+    if (text === undefined) return estimate;
+    return { n: await tokens.count(host ? hostView(host, text) : text), estimate: false };
   }
   return estimate;
 }
 
-/** An original from the store, leaving its LRU time as it was: counting is not a use. */
-async function readStored(dir: string, key: string, length: number): Promise<string | undefined> {
-  const path = entryPath(dir, key);
-  const before = await stat(path).catch(() => undefined);
-  if (!before) return undefined;
-  const bytes = await createFsStore({ dir, ...STORE_DEFAULTS }).get(key);
-  await utimes(path, before.atime, before.mtime).catch(() => undefined);
-  return bytes && bytes.length === length ? bytes.toString('utf8') : undefined;
+/** The last original read: a run counts it whole and through a host's view, one read for both. */
+class StoredTexts {
+  private last: { dir: string; key: string; length: number; text: string | undefined } | undefined;
+
+  async read(dir: string, key: string, length: number): Promise<string | undefined> {
+    const l = this.last;
+    if (l && l.dir === dir && l.key === key && l.length === length) return l.text;
+    const text = await readStored(dir, key, length);
+    this.last = { dir, key, length, text };
+    return text;
+  }
+}
+
+/**
+ * An original from the store it was stashed in, leaving its LRU time or expiry as it was: counting
+ * is not a use. A disk store is opened by its directory; a shared store (its location is a
+ * redis:// URL in display form, without the password) is reached through the store the current
+ * config opens, when that is the same one; otherwise the text is estimated.
+ */
+async function readStored(location: string, key: string, length: number): Promise<string | undefined> {
+  const store = await storeAt(location);
+  if (!store) return undefined;
+  const found = store.peek ? await store.peek(key) : { found: false as const };
+  return found.found && found.bytes.length === length ? found.bytes.toString('utf8') : undefined;
+}
+
+const opened = new Map<string, Promise<Store | undefined>>();
+
+function storeAt(location: string): Promise<Store | undefined> {
+  let store = opened.get(location);
+  if (!store) {
+    store = /^rediss?:\/\//.test(location)
+      ? configuredStore(location)
+      : Promise.resolve(createFsStore({ dir: location, ...STORE_DEFAULTS }));
+    opened.set(location, store);
+  }
+  return store;
+}
+
+async function configuredStore(location: string): Promise<Store | undefined> {
+  try {
+    const [{ loadConfig }, { openStore }] = await Promise.all([
+      import('../config.js'),
+      import('../store/open.js'),
+    ]);
+    const store = openStore((await loadConfig(undefined)).store, process.env, () => undefined);
+    return store.dir === location ? store : undefined;
+  } catch {
+    return undefined;
+  }
 }

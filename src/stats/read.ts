@@ -2,9 +2,9 @@
  * Reading the ledger fast: `cg stats` on a 200,000-event ledger must answer well under a second, and
  * JSON.parse on every line (an object per line, every string materialised) takes most of a second on
  * its own. So:
- *   - files are streamed in 4 MiB chunks, split on newline bytes and decoded as latin1 (one char per
- *     byte, several times cheaper than UTF-8 and enough to find the JSON structure); a string value
- *     with non-ASCII bytes is decoded as UTF-8 from the chunk itself when someone reads it;
+ *   - files are streamed in 4 MiB chunks and scanned as bytes, never decoded as a whole (newlines,
+ *     quotes and line starts are found with Buffer.indexOf); a string value is made only when a
+ *     visitor reads it, as latin1 when it is ASCII, else decoded as UTF-8 from the chunk itself;
  *   - each line is walked once by a scanner for the flat objects line.ts writes: keys are told apart
  *     by length and first characters without making strings, numbers are read in place, and strings
  *     are sliced out only when a visitor reads them;
@@ -18,49 +18,33 @@
 import { open } from 'node:fs/promises';
 import { ledgerFiles } from './ledger.js';
 import type { LedgerLocation } from './paths.js';
+import {
+  F_C,
+  F_CMD,
+  F_F,
+  F_H,
+  F_K,
+  F_S,
+  F_TK,
+  F_TOOL,
+  F_VIA,
+  F_WHY,
+  Line,
+  type ScannedLine,
+} from './scanned-line.js';
+
+export type { ScannedLine };
 
 export const KIND_RUN = 1;
 export const KIND_OUT = 2;
 export const KIND_EV = 3;
 export const KIND_EXPAND = 4;
+export const KIND_REQ = 5;
 
 export const ACTION_REWRITE = 1;
 export const ACTION_SKIP = 2;
 export const ACTION_REVERT = 3;
 export const ACTION_FAIL = 4;
-
-/**
- * One scanned line. The object is reused from line to line (visitors copy what they keep), and its
- * strings are sliced out only when a visitor reads them. Fields a kind does not need may be left at
- * their defaults when the scan stopped early: run (n rw ub tk), out (cmd tool ti to est), ev (c and
- * action; rewrite: ti to est; cmdfilter skip: cmd tool why bi), x (hit tr est).
- */
-export interface ScannedLine {
-  t: number;
-  /** KIND_* or 0 for a kind this reader does not know. */
-  kind: number;
-  /** ACTION_* for ev lines, 0 otherwise. */
-  action: number;
-  readonly s: string | undefined;
-  readonly c: string | undefined;
-  readonly cmd: string | undefined;
-  readonly tool: string | undefined;
-  readonly why: string | undefined;
-  readonly tk: string | undefined;
-  bi: number;
-  bo: number;
-  ti: number;
-  to: number;
-  tr: number;
-  b: number;
-  n: number;
-  rw: number;
-  ub: number;
-  hit: number;
-  est: boolean;
-  /** Whether the component is exactly `name`, without making a string. */
-  componentIs(name: string): boolean;
-}
 
 export interface ReadFilter {
   since?: number;
@@ -130,128 +114,100 @@ export async function readLedger(
   return counts;
 }
 
-// Key signatures: length << 16 | first char << 8 | second char (0 for one-letter keys).
-const sig = (k: string) => (k.length << 16) | (k.charCodeAt(0) << 8) | (k.length > 1 ? k.charCodeAt(1) : 0);
-const K_T = sig('t');
-const K_E = sig('e');
-const K_R = sig('r');
-const K_S = sig('s');
-const K_C = sig('c');
-const K_A = sig('a');
-const K_B = sig('b');
-const K_D = sig('d');
-const K_I = sig('i');
-const K_N = sig('n');
-const K_CMD = sig('cmd');
-const K_TOOL = sig('tool');
-const K_WHY = sig('why');
-const K_TK = sig('tk');
-const K_BI = sig('bi');
-const K_BO = sig('bo');
-const K_TI = sig('ti');
-const K_TO = sig('to');
-const K_TR = sig('tr');
-const K_RW = sig('rw');
-const K_UB = sig('ub');
-const K_HIT = sig('hit');
-const K_EST = sig('est');
+// Keys are told apart by a table indexed by length and first two characters, so the scanner's
+// switch runs on small dense codes (a jump table) instead of comparing strings or sparse numbers.
+const KEY_NAMES = [
+  't',
+  'e',
+  'r',
+  's',
+  'c',
+  'a',
+  'b',
+  'd',
+  'i',
+  'n',
+  'cmd',
+  'tool',
+  'why',
+  'tk',
+  'bi',
+  'bo',
+  'ti',
+  'to',
+  'tr',
+  'rw',
+  'ub',
+  'hit',
+  'est',
+  'h',
+  'via',
+  'f',
+  'k',
+  'hi',
+  'ho',
+  'hr',
+  'nf',
+  'ro',
+  'cs',
+  'mi',
+  'mo',
+] as const;
+const KEY_CODE = new Uint8Array(5 << 14);
+KEY_NAMES.forEach((k, i) => {
+  KEY_CODE[(k.length << 14) | (k.charCodeAt(0) << 7) | (k.length > 1 ? k.charCodeAt(1) : 0)] = i + 1;
+});
+const K_T = 1;
+const K_E = 2;
+const K_R = 3;
+const K_S = 4;
+const K_C = 5;
+const K_A = 6;
+const K_B = 7;
+const K_D = 8;
+const K_I = 9;
+const K_N = 10;
+const K_CMD = 11;
+const K_TOOL = 12;
+const K_WHY = 13;
+const K_TK = 14;
+const K_BI = 15;
+const K_BO = 16;
+const K_TI = 17;
+const K_TO = 18;
+const K_TR = 19;
+const K_RW = 20;
+const K_UB = 21;
+const K_HIT = 22;
+const K_EST = 23;
+const K_H = 24;
+const K_VIA = 25;
+const K_F = 26;
+const K_K = 27;
+const K_HI = 28;
+const K_HO = 29;
+const K_HR = 30;
+const K_NF = 31;
+const K_RO = 32;
+const K_CS = 33;
+const K_MI = 34;
+const K_MO = 35;
 
 const KEEP = 0;
 const SKIP = 1;
 const BAD = 2;
-const PREFIX = '{"v":1,"t":';
-
-/** A line whose strings are positions in the current chunk until someone reads them. */
-class Line implements ScannedLine {
-  str = '';
-  buf: Buffer = Buffer.alloc(0);
-  t = 0;
-  kind = 0;
-  action = 0;
-  bi = 0;
-  bo = 0;
-  ti = 0;
-  to = 0;
-  tr = 0;
-  b = 0;
-  n = 0;
-  rw = 0;
-  ub = 0;
-  hit = 0;
-  est = false;
-  // [open quote, close quote] of each string field; open is -1 when absent.
-  sAt = -1;
-  sTo = -1;
-  cAt = -1;
-  cTo = -1;
-  cmdAt = -1;
-  cmdTo = -1;
-  toolAt = -1;
-  toolTo = -1;
-  whyAt = -1;
-  whyTo = -1;
-  tkAt = -1;
-  tkTo = -1;
-
-  reset(): void {
-    this.t = this.kind = this.action = 0;
-    this.bi = this.bo = this.ti = this.to = this.tr = this.b = this.n = this.rw = this.ub = this.hit = 0;
-    this.est = false;
-    this.sAt = this.cAt = this.cmdAt = this.toolAt = this.whyAt = this.tkAt = -1;
-  }
-
-  get s() {
-    return this.sAt < 0 ? undefined : this.text(this.sAt, this.sTo);
-  }
-  get c() {
-    return this.cAt < 0 ? undefined : this.text(this.cAt, this.cTo);
-  }
-  get cmd() {
-    return this.cmdAt < 0 ? undefined : this.text(this.cmdAt, this.cmdTo);
-  }
-  get tool() {
-    return this.toolAt < 0 ? undefined : this.text(this.toolAt, this.toolTo);
-  }
-  get why() {
-    return this.whyAt < 0 ? undefined : this.text(this.whyAt, this.whyTo);
-  }
-  get tk() {
-    return this.tkAt < 0 ? undefined : this.text(this.tkAt, this.tkTo);
-  }
-
-  componentIs(name: string): boolean {
-    return this.cAt >= 0 && this.is(this.cAt, this.cTo, name);
-  }
-
-  /**
-   * The string value between the quotes at open and close. The text is latin1 (one char per byte),
-   * so positions are byte offsets: a value with escapes or non-ASCII bytes is decoded from the bytes.
-   */
-  text(open: number, close: number): string {
-    const str = this.str;
-    for (let i = open + 1; i < close; i++) {
-      const c = str.charCodeAt(i);
-      if (c === 92 || c > 127) {
-        const raw = this.buf.toString('utf8', open, close + 1);
-        return JSON.parse(raw) as string;
-      }
-    }
-    return str.slice(open + 1, close);
-  }
-
-  /** Whether the string value at [open, close] is exactly `want`. */
-  is(open: number, close: number, want: string): boolean {
-    const len = close - open - 1;
-    // Equal lengths: equal only if every byte is ASCII and matches (UTF-8 and escapes only lengthen).
-    if (len === want.length && this.str.startsWith(want, open + 1)) return true;
-    return len > want.length && this.text(open, close) === want;
-  }
-}
+const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+const PREFIX = ascii('{"v":1,"t":');
+/** How every line of this format starts: a torn line followed by a whole one holds it twice. */
+const LINE_START = Buffer.from('{"v":');
+const [TRUE, FALSE, NULL] = [ascii('true'), ascii('false'), ascii('null')];
+const [RUN, REQ, OUT] = [ascii('run'), ascii('req'), ascii('out')];
+const [REWRITE, SKIP_, REVERT, FAIL] = [ascii('rewrite'), ascii('skip'), ascii('revert'), ascii('fail')];
 
 class Scanner {
   private readonly line = new Line();
   duplicates = 0;
-  private str = '';
+  private buf: Buffer = Buffer.alloc(0);
   // Dedup of settled lines (d:1): per run id, how many of its lines have been seen. A copy of a run
   // appended twice arrives in index order each time, so an index below the count is a second copy.
   private readonly seenRuns = new Map<string, number>();
@@ -272,20 +228,18 @@ class Scanner {
     visit: (line: ScannedLine) => void,
     inFlight: boolean,
   ): void {
-    const text = buf.toString('latin1', 0, length);
-    this.str = text;
-    this.line.str = text;
+    this.buf = buf;
     this.line.buf = buf;
     let start = 0;
     for (;;) {
-      const nl = text.indexOf('\n', start);
-      if (nl < 0) break;
+      const nl = buf.indexOf(10, start);
+      if (nl < 0 || nl >= length) break;
       if (nl > start) {
         let result = this.scan(start, nl);
         if (result === BAD) {
           // A torn write followed by a whole line: the torn event is lost (and counted as bad), the
           // whole one is read.
-          const retry = text.lastIndexOf('{"v":', nl);
+          const retry = buf.lastIndexOf(LINE_START, nl);
           if (retry > start) {
             result = this.scan(retry, nl);
             if (result !== BAD) counts.bad++;
@@ -312,11 +266,10 @@ class Scanner {
   }
 
   private isDuplicate(): boolean {
-    const str = this.str;
-    const len = this.rTo - this.rAt - 1;
-    if (!(len === this.curRun.length && str.startsWith(this.curRun, this.rAt + 1))) {
+    // Lines of one run come together: compare with the current run's id before anything else.
+    if (!this.line.is(this.rAt, this.rTo, this.curRun)) {
       if (this.curRun) this.seenRuns.set(this.curRun, this.curCount);
-      this.curRun = str.slice(this.rAt + 1, this.rTo);
+      this.curRun = this.line.text(this.rAt, this.rTo);
       this.curCount = this.seenRuns.get(this.curRun) ?? 0;
     }
     if (this.idx < this.curCount) return true;
@@ -324,63 +277,67 @@ class Scanner {
     return false;
   }
 
-  /** Scans one flat JSON object in str[p, end). */
+  /** Scans one flat JSON object in buf[p, end). */
   private scan(p: number, end: number): number {
-    const str = this.str;
+    const buf = this.buf;
     const l = this.line;
     l.reset();
     this.rAt = -1;
     this.d = false;
     this.idx = 0;
-    if (str.charCodeAt(p) !== 123) return BAD;
+    if (buf[p] !== 123) return BAD;
     const { since, session } = this.filter;
-    // The key after which this line has given all the report needs (0: read to the end).
-    let stopAfter = 0;
-    if (str.startsWith(PREFIX, p)) {
+    // The key after which this line has given all the report needs (-1: read to the end; unknown
+    // keys are 0).
+    let stopAfter = -1;
+    if (bytesAt(buf, p, PREFIX)) {
       // Every line this version writes starts {"v":1,"t":<ms>,…: read t in place, skip to the next key.
       let q = p + PREFIX.length;
       let t = 0;
       for (;;) {
-        const d = str.charCodeAt(q);
+        const d = buf[q]!;
         if (d < 48 || d > 57) break;
         t = t * 10 + d - 48;
         q++;
       }
-      if (str.charCodeAt(q) !== 44) return BAD;
+      if (buf[q]! !== 44) return BAD;
       if (since !== undefined && t < since) return SKIP;
       l.t = t;
       p = q + 1;
     } else p++;
     for (;;) {
-      if (str.charCodeAt(p) !== 34) return BAD;
+      if (buf[p]! !== 34) return BAD;
       const ks = p + 1;
       let ke = ks;
-      while (ke < end && str.charCodeAt(ke) !== 34) ke++;
-      if (ke >= end || str.charCodeAt(ke + 1) !== 58) return BAD;
+      while (ke < end && buf[ke]! !== 34) ke++;
+      if (ke >= end || buf[ke + 1]! !== 58) return BAD;
       const len = ke - ks;
-      const key = (len << 16) | (str.charCodeAt(ks) << 8) | (len > 1 ? str.charCodeAt(ks + 1) : 0);
+      const c0 = buf[ks]!;
+      const c1 = len > 1 ? buf[ks + 1]! : 0;
+      const key = len < 5 && c0 < 128 && c1 < 128 ? KEY_CODE[(len << 14) | (c0 << 7) | c1]! : 0;
       p = ke + 2;
-      const c = str.charCodeAt(p);
+      const c = buf[p]!;
       if (c === 34) {
         // A string: its closing quote is the first one not escaped by an odd run of backslashes.
+        // (A loop, not Buffer.indexOf: values are short, and a native call per value costs more.)
         let q = p + 1;
         for (;;) {
-          q = str.indexOf('"', q);
-          if (q < 0 || q >= end) return BAD;
+          while (q < end && buf[q] !== 34) q++;
+          if (q >= end) return BAD;
           let bs = 0;
-          while (str.charCodeAt(q - 1 - bs) === 92) bs++;
+          while (buf[q - 1 - bs]! === 92) bs++;
           if (bs % 2 === 0) break;
           q++;
         }
         switch (key) {
           case K_E:
-            l.kind = kindAt(str, p, q);
-            stopAfter = l.kind === KIND_OUT ? K_TO : l.kind === KIND_EXPAND ? K_TR : 0;
+            l.kind = kindAt(buf, p, q);
+            stopAfter = l.kind === KIND_OUT ? K_TO : l.kind === KIND_EXPAND ? K_TR : -1;
             break;
           case K_A:
-            l.action = actionAt(str, p, q);
+            l.action = actionAt(buf, p, q);
             if (l.kind === KIND_EV) {
-              if (l.action === ACTION_REWRITE) stopAfter = K_TO;
+              if (l.action === ACTION_REWRITE) stopAfter = K_K;
               else if (l.action === ACTION_SKIP && l.componentIs('cmdfilter')) stopAfter = K_BI;
               else stopAfter = K_A;
             }
@@ -391,28 +348,34 @@ class Scanner {
             break;
           case K_S:
             if (session !== undefined && !l.is(p, q, session)) return SKIP;
-            l.sAt = p;
-            l.sTo = q;
+            l.set(F_S, p, q);
             break;
           case K_C:
-            l.cAt = p;
-            l.cTo = q;
+            l.set(F_C, p, q);
             break;
           case K_CMD:
-            l.cmdAt = p;
-            l.cmdTo = q;
+            l.set(F_CMD, p, q);
             break;
           case K_TOOL:
-            l.toolAt = p;
-            l.toolTo = q;
+            l.set(F_TOOL, p, q);
             break;
           case K_WHY:
-            l.whyAt = p;
-            l.whyTo = q;
+            l.set(F_WHY, p, q);
             break;
           case K_TK:
-            l.tkAt = p;
-            l.tkTo = q;
+            l.set(F_TK, p, q);
+            break;
+          case K_H:
+            l.set(F_H, p, q);
+            break;
+          case K_VIA:
+            l.set(F_VIA, p, q);
+            break;
+          case K_F:
+            l.set(F_F, p, q);
+            break;
+          case K_K:
+            l.set(F_K, p, q);
             break;
         }
         p = q + 1;
@@ -420,17 +383,17 @@ class Scanner {
         let v = 0;
         let q = c === 45 ? p + 1 : p;
         for (;;) {
-          const d = str.charCodeAt(q);
+          const d = buf[q]!;
           if (d < 48 || d > 57) break;
           v = v * 10 + d - 48;
           q++;
         }
-        const d = str.charCodeAt(q);
+        const d = buf[q]!;
         if (d === 46 || d === 101 || d === 69) {
           // Not an integer as this version writes them: read it the slow, exact way.
           let r = q;
-          while (r < end && str.charCodeAt(r) !== 44 && str.charCodeAt(r) !== 125) r++;
-          v = Math.abs(Number(str.slice(p, r)));
+          while (r < end && buf[r]! !== 44 && buf[r]! !== 125) r++;
+          v = Math.abs(Number(buf.toString('latin1', p, r)));
           q = r;
         }
         if (c === 45) v = -v;
@@ -478,21 +441,44 @@ class Scanner {
           case K_I:
             this.idx = v;
             break;
+          case K_HI:
+            l.hi = v;
+            break;
+          case K_HO:
+            l.ho = v;
+            break;
+          case K_HR:
+            l.hr = v;
+            break;
+          case K_NF:
+            l.nf = v;
+            break;
+          case K_RO:
+            l.ro = v;
+            break;
+          case K_CS:
+            l.cs = v;
+            break;
+          case K_MI:
+            l.mi = v;
+            break;
+          case K_MO:
+            l.mo = v;
+            break;
         }
         p = q;
-      } else if (str.startsWith('true', p)) {
+      } else if (bytesAt(buf, p, TRUE)) {
         if (key === K_EST) l.est = true;
         p += 4;
-      } else if (str.startsWith('false', p)) p += 5;
-      else if (str.startsWith('null', p)) p += 4;
+      } else if (bytesAt(buf, p, FALSE)) p += 5;
+      else if (bytesAt(buf, p, NULL)) p += 4;
       else return BAD; // nested values are not part of this format
-      const next = str.charCodeAt(p);
+      const next = buf[p]!;
       if (key === stopAfter && next === 44) {
         // Enough read. The rest is skipped, but only for a line that ends whole and holds no second
         // line (a torn write followed by a whole one must go the slow way, through the retry).
-        if (str.charCodeAt(end - 1) !== 125) return BAD;
-        const again = str.indexOf('{"v":', p);
-        if (again !== -1 && again < end) return BAD;
+        if (buf[end - 1]! !== 125) return BAD;
+        for (let i = p; i < end; i++) if (buf[i] === 123 && bytesAt(buf, i, LINE_START)) return BAD;
         break;
       }
       if (next === 44) {
@@ -503,28 +489,36 @@ class Scanner {
       break;
     }
     if (l.kind === 0 || l.t === 0) return SKIP;
-    if (session !== undefined && l.sAt < 0) return SKIP;
+    if (session !== undefined && !l.has(F_S)) return SKIP;
     if (this.d && this.rAt < 0) this.d = false; // nothing to deduplicate by
     return KEEP;
   }
 }
 
-/** run | out | ev | x, told apart by their first character. */
-function kindAt(str: string, open: number, close: number): number {
+/** run | out | ev | x | req, told apart by their first characters. */
+function kindAt(buf: Buffer, open: number, close: number): number {
   const len = close - open - 1;
-  const c = str.charCodeAt(open + 1);
-  if (len === 3 && c === 114 && str.startsWith('run', open + 1)) return KIND_RUN;
-  if (len === 3 && c === 111 && str.startsWith('out', open + 1)) return KIND_OUT;
-  if (len === 2 && c === 101 && str.charCodeAt(open + 2) === 118) return KIND_EV;
+  const c = buf[open + 1];
+  if (len === 3 && c === 114 && bytesAt(buf, open + 1, RUN)) return KIND_RUN;
+  if (len === 3 && c === 114 && bytesAt(buf, open + 1, REQ)) return KIND_REQ;
+  if (len === 3 && c === 111 && bytesAt(buf, open + 1, OUT)) return KIND_OUT;
+  if (len === 2 && c === 101 && buf[open + 2] === 118) return KIND_EV;
   if (len === 1 && c === 120) return KIND_EXPAND;
   return 0;
 }
 
-function actionAt(str: string, open: number, close: number): number {
+function actionAt(buf: Buffer, open: number, close: number): number {
   const len = close - open - 1;
-  if (len === 7 && str.startsWith('rewrite', open + 1)) return ACTION_REWRITE;
-  if (len === 4 && str.startsWith('skip', open + 1)) return ACTION_SKIP;
-  if (len === 6 && str.startsWith('revert', open + 1)) return ACTION_REVERT;
-  if (len === 4 && str.startsWith('fail', open + 1)) return ACTION_FAIL;
+  if (len === 7 && bytesAt(buf, open + 1, REWRITE)) return ACTION_REWRITE;
+  if (len === 4 && bytesAt(buf, open + 1, SKIP_)) return ACTION_SKIP;
+  if (len === 6 && bytesAt(buf, open + 1, REVERT)) return ACTION_REVERT;
+  if (len === 4 && bytesAt(buf, open + 1, FAIL)) return ACTION_FAIL;
   return 0;
+}
+
+/** Whether buf holds the ASCII bytes of `word` at `at`. */
+function bytesAt(buf: Buffer, at: number, word: Uint8Array): boolean {
+  if (at + word.length > buf.length) return false;
+  for (let i = 0; i < word.length; i++) if (buf[at + i] !== word[i]) return false;
+  return true;
 }

@@ -12,11 +12,18 @@
  * file holding the short texts to count (a stashed original is referenced by its store key, never
  * copied: the state directory holds no copy of what the store holds).
  * `CG_STATS=0` turns recording off; the session is `meta.session`, else `$CG_SESSION`.
+ *
+ * Each run records the agent host that ran cg and the door it came through (hosts.ts: meta.host,
+ * else CG_HOST, else the host's own variable; meta.via, else CG_VIA, else `pipe`). For a tool output
+ * on its way to a host that caps what it shows, the out line also gets the tokens of what the host
+ * would have shown (hi, ho): counted at settle time from the host's view of the stashed original,
+ * which the pending record references by key like the original itself.
  */
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 import { keyOf } from '../store/keys.js';
 import type { TokenizerName } from '../tokens.js';
 import type { RunCounts } from './footer.js';
+import { hostCaps, hostModel, hostView, hostViewBytesBound, resolveHost } from './hosts.js';
 import { appendLines } from './ledger.js';
 import {
   type EvLine,
@@ -38,6 +45,8 @@ import {
   writePending,
 } from './pending.js';
 import { summarizeRun } from './runs.js';
+import { TextTable, viewOf, viewOfStored } from './text-table.js';
+import { filterOf, isUnmatchedSkip, unfilteredOutputs } from './unfiltered.js';
 
 export interface RecordMeta {
   /** Session id; default $CG_SESSION. */
@@ -52,6 +61,10 @@ export interface RecordMeta {
   storeDir?: string;
   /** Counts already made (countRun, for the footer): those texts are not counted again. */
   counts?: RunCounts;
+  /** The agent host the output goes to (claude-code, codex, gemini, …); default from the environment. */
+  host?: string;
+  /** The door cg was reached through: pipe, hook, proxy, mcp; default $CG_VIA, else pipe. */
+  via?: string;
   env?: NodeJS.ProcessEnv;
   now?: number;
 }
@@ -66,6 +79,8 @@ export interface ExpandRecord {
   session?: string;
   storeDir?: string;
   tokenizer?: TokenizerName;
+  /** The agent host reading the output (it caps a long one as it caps any command's); as RecordMeta. */
+  host?: string;
   env?: NodeJS.ProcessEnv;
   now?: number;
 }
@@ -85,25 +100,6 @@ function sessionOf(explicit: string | undefined, env: NodeJS.ProcessEnv): string
   return s ? s : undefined;
 }
 
-/** Texts to count, deduplicated by value (a component's output is the next one's input). */
-class TextTable {
-  readonly texts: { text?: string | Uint8Array; bytes: number; key?: string; n?: number }[] = [];
-  private readonly byText = new Map<string, number>();
-
-  add(text: string | undefined, bytes: number, key?: string): number {
-    if (text !== undefined) {
-      const seen = this.byText.get(text);
-      if (seen !== undefined) {
-        if (key) this.texts[seen]!.key = key;
-        return seen;
-      }
-      this.byText.set(text, this.texts.length);
-    }
-    this.texts.push({ ...(text !== undefined ? { text } : {}), bytes, ...(key ? { key } : {}) });
-    return this.texts.length - 1;
-  }
-}
-
 export async function recordCompaction(events: readonly PipelineEvent[], meta: RecordMeta): Promise<void> {
   try {
     const env = meta.env ?? process.env;
@@ -113,6 +109,12 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
     const s = sessionOf(meta.session, env);
     const base = { t, r, ...(s ? { s } : {}) };
     const run = summarizeRun(events);
+    const host = resolveHost(meta.host, env);
+    const via = meta.via ?? (env.CG_VIA || 'pipe');
+    // A request body (proxy) already holds what the host showed; a tool output is capped on its way.
+    const capping = via !== 'proxy' && meta.format === 'text' ? hostModel(host) : undefined;
+    const unfiltered = unfilteredOutputs(events);
+    const rewrittenIds = new Set(run.rewritten.map((o) => o.id));
     const table = new TextTable();
     const fill: Fill[] = [];
     const lines: LedgerLine[] = [];
@@ -126,6 +128,8 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
       n: run.outputs,
       rw: run.rewritten.length,
       ub: run.untouchedBytes,
+      ...(host ? { h: host } : {}),
+      via,
     };
     lines.push(runLine);
     for (const o of run.rewritten) {
@@ -136,6 +140,8 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
         o: o.id,
         ...(command ? { cmd: command } : {}),
         ...(o.toolName ? { tool: o.toolName } : {}),
+        ...(host ? { h: host } : {}),
+        ...(unfiltered.has(o.id) ? { nf: 1 as const } : {}),
         bi: o.bytesIn,
         bo: o.bytesOut,
         ti: 0,
@@ -144,6 +150,17 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
       };
       fill.push([lines.length, 'ti', [table.add(o.original, o.bytesIn, o.key)]]);
       fill.push([lines.length, 'to', [table.add(o.final, o.bytesOut)]]);
+      if (capping && host) {
+        // Only a text past the host's cap differs from what the host shows: the rest reads as ti/to.
+        if (hostCaps(capping, o.original, o.bytesIn)) {
+          out.hi = 0;
+          fill.push([lines.length, 'hi', [viewOf(table, host, o.original, o.bytesIn, o.key)]]);
+        }
+        if (hostCaps(capping, o.final, o.bytesOut)) {
+          out.ho = 0;
+          fill.push([lines.length, 'ho', [viewOf(table, host, o.final, o.bytesOut)]]);
+        }
+      }
       lines.push(out);
     }
     for (const e of events) {
@@ -153,10 +170,12 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
         e: 'ev',
         c: e.component,
         a: e.action,
+        ...(e.action === 'rewrite' && filterOf(e) ? { f: filterOf(e)! } : {}),
         o: e.output,
         ...(command ? { cmd: command } : {}),
         ...(e.toolName ? { tool: e.toolName } : {}),
         ...(e.reason ? { why: e.reason } : {}),
+        ...(isUnmatchedSkip(e) && rewrittenIds.has(e.output) ? { ro: 1 as const } : {}),
         bi: e.bytesIn,
         bo: e.bytesOut,
         ...(e.key ? { k: e.key } : {}),
@@ -173,6 +192,7 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
       lines.push(ev);
     }
     for (const entry of table.texts) {
+      if (entry.view) continue; // its text is the original; what is counted is the host's view of it
       const known = typeof entry.text === 'string' ? meta.counts?.counted.get(entry.text) : undefined;
       if (known !== undefined) entry.n = known;
     }
@@ -199,21 +219,8 @@ export async function recordExpands(recs: readonly ExpandRecord[]): Promise<void
     const lines: ExpandLine[] = [];
     for (const rec of recs) {
       const s = sessionOf(rec.session, env);
-      if (rec.hit) {
-        const out = rec.output;
-        if (out === undefined) {
-          // No text given: the whole original was returned; count it from the store.
-          fill.push([lines.length, 'tr', [table.add(undefined, rec.bytes, rec.key)]]);
-        } else {
-          const bytes = typeof out === 'string' ? Buffer.byteLength(out) : out.length;
-          // The whole original is counted from the store, never copied into a pending record.
-          const whole = bytes === rec.bytes && keyOf(out) === rec.key;
-          const index = table.texts.length;
-          table.texts.push({ ...(whole ? {} : { text: out }), bytes, ...(whole ? { key: rec.key } : {}) });
-          fill.push([lines.length, 'tr', [index]]);
-        }
-      }
-      lines.push({
+      const at = lines.length;
+      const line: ExpandLine = {
         t,
         r: runId(t),
         ...(s ? { s } : {}),
@@ -222,7 +229,40 @@ export async function recordExpands(recs: readonly ExpandRecord[]): Promise<void
         hit: rec.hit ? 1 : 0,
         b: rec.hit ? rec.bytes : 0,
         tr: 0,
-      });
+      };
+      lines.push(line);
+      if (!rec.hit) continue;
+      const out = rec.output;
+      const host = resolveHost(rec.host, env);
+      const capping = hostModel(host);
+      if (host) line.h = host;
+      let text: string | undefined;
+      let whole = out === undefined;
+      let written = rec.bytes;
+      if (out === undefined) {
+        // No text given: the whole original was returned; count it from the store.
+        fill.push([at, 'tr', [table.add(undefined, rec.bytes, rec.key)]]);
+      } else {
+        const bytes = typeof out === 'string' ? Buffer.byteLength(out) : out.length;
+        written = bytes;
+        // The whole original is counted from the store, never copied into a pending record.
+        whole = bytes === rec.bytes && keyOf(out) === rec.key;
+        const index = table.texts.length;
+        table.texts.push({ ...(whole ? {} : { text: out }), bytes, ...(whole ? { key: rec.key } : {}) });
+        fill.push([at, 'tr', [index]]);
+        text = typeof out === 'string' ? out : Buffer.from(out).toString('utf8');
+      }
+      // The host shows an expand's output as it shows any command's: a long one is cut too.
+      if (capping && host && hostCaps(capping, text, written)) {
+        line.hr = 0;
+        const view =
+          whole && text === undefined
+            ? viewOfStored(table, host, rec.bytes, rec.key)
+            : whole
+              ? table.addView(host, text!, written, rec.key)
+              : viewOf(table, host, text, written);
+        fill.push([at, 'hr', [view]]);
+      }
     }
     await commit(env, runId(t), first.tokenizer ?? 'o200k', lines, fill, table, first.storeDir);
   } catch {
@@ -261,6 +301,18 @@ async function commit(
       if ((await roomLeft()) > 0) {
         ref.key = entry.key;
         ref.store = storeDir;
+        if (entry.view) ref.view = entry.view;
+        deferred = true;
+      } else if (entry.view) ref.b = hostViewBytesBound(hostModel(entry.view)!, entry.bytes);
+    } else if (entry.view) {
+      // Not stashed after all (no store): the view's text is short, count it as a text of its own.
+      const view = hostView(hostModel(entry.view)!, String(entry.text ?? ''));
+      entry.text = view;
+      ref.b = Buffer.byteLength(view);
+      if (at + ref.b <= (await roomLeft())) {
+        ref.at = at;
+        at += ref.b;
+        blobs.push(view);
         deferred = true;
       }
     } else if (entry.text !== undefined) {

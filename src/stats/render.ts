@@ -1,10 +1,13 @@
 /**
- * The human-readable `cg stats`: a summary, then tables by component, by command and of commands no
- * filter matched; or (--graph) daily saved tokens as a bar chart. Pure text in, text out: colour
- * comes in as a Paint (identity functions when colour is off), so this file never loads chalk.
- * Estimated figures are printed on their own line, marked ≈, never added into the exact ones.
+ * The human-readable `cg stats`: one line saying what the figures are measured against, the totals
+ * against what the agent host would have shown beside the raw ones, then by component and by
+ * command, then a line each for filters flagged too aggressive and for commands no filter handled
+ * (`cg discover` lists those); or (--graph) daily saved tokens as a bar chart. Pure text in, text
+ * out: colour comes in as a Paint (identity functions when colour is off), so this file never loads
+ * chalk. Estimated figures are printed on their own line, marked ≈, never added into the exact ones.
  */
-import { dayLabel, type StatsReport } from './report.js';
+import { label as recallLabel, TOO_AGGRESSIVE_PCT } from './recall.js';
+import { type ComponentRow, dayLabel, pct, type StatsReport } from './report.js';
 
 export interface Paint {
   bold(s: string): string;
@@ -33,41 +36,135 @@ function scope(r: StatsReport): string {
   return parts.join(' · ');
 }
 
-/** Columns: first left-aligned, the rest right-aligned. */
-function table(p: Paint, header: string[], rows: string[][]): string[] {
+/** Longest first cell of a table row: a long command must not push the figures off the screen. */
+const FIRST_COLUMN = 30;
+
+/** Columns: first left-aligned, the rest right-aligned; indented two, each line clipped to fit. */
+function table(p: Paint, header: string[], cells: string[][]): string[] {
+  const rows = cells.map(([first, ...rest]) => [clip(first!, FIRST_COLUMN), ...rest]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+    clip(`  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ')}`);
   return [p.bold(line(header)), ...rows.map(line)];
 }
 
-export function renderTable(r: StatsReport, p: Paint, top: number): string {
+/** One screen: what the default `cg stats` view fits in, lines of at most SCREEN_COLUMNS. */
+export const SCREEN_LINES = 24;
+export const SCREEN_COLUMNS = 80;
+
+export interface TableOptions {
+  /** Rows per table; undefined: as many as fit one screen. */
+  top?: number;
+}
+
+/**
+ * The default view. Without --top it fits one screen (SCREEN_LINES × SCREEN_COLUMNS): the summary
+ * always, then the two tables share the lines left, then one line each for filters flagged too
+ * aggressive and for commands no filter handled.
+ */
+export function renderTable(r: StatsReport, p: Paint, opts: TableOptions = {}): string {
   const out: string[] = [];
-  out.push(`${p.bold('cg stats')} · ${scope(r)} · ${num(r.runs)} run${r.runs === 1 ? '' : 's'}`);
-  if (r.runs === 0 && r.expand.requests === 0) {
+  const plural = (n: number, w: string) => `${num(n)} ${w}${n === 1 ? '' : 's'}`;
+  const rewritten = r.runs > 0 ? ` · ${num(r.outputs.rewritten)} rewritten` : '';
+  out.push(`${p.bold('cg stats')} · ${scope(r)} · ${plural(r.runs, 'run')}${rewritten}`);
+  if (r.runs === 0 && r.expand.requests === 0 && r.requests.count === 0) {
     out.push(p.dim(`nothing recorded yet in ${r.ledger.dir}`));
-    return `${out.join('\n')}\n`;
+    return finish(out);
   }
+  out.push(p.dim(r.capped.measuredAgainst));
+  out.push(...summary(r, p));
+  out.push(...notes(r, p));
+  const tail = tailLines(r, p);
+  const avail = opts.top === undefined ? SCREEN_LINES - out.length - tail.length : Number.POSITIVE_INFINITY;
+  const comps = componentRows(r);
+  const cmds = r.commands;
+  const [nComp, nCmd] = share(avail, comps.length, cmds.length, opts.top);
+  if (nComp > 0) {
+    out.push('');
+    out.push(
+      ...table(
+        p,
+        ['by component (raw)', 'rewrites', 'skips', 'fails', 'saved', '%', 'recall'],
+        comps
+          .slice(0, nComp)
+          .map((c) => [
+            c.component,
+            num(c.rewrites),
+            num(c.skips),
+            num(c.fails),
+            num(c.saved),
+            pctText(c.savedPct),
+            pctText(c.recall),
+          ]),
+      ),
+    );
+  }
+  if (nCmd > 0) {
+    out.push('');
+    out.push(
+      ...table(
+        p,
+        ['by command', 'outputs', 'saved', '%', 'raw saved'],
+        cmds
+          .slice(0, nCmd)
+          .map((c) => [
+            c.command,
+            num(c.outputs),
+            num(c.cappedSaved),
+            pctText(c.cappedSavedPct),
+            num(c.saved),
+          ]),
+      ),
+    );
+  }
+  out.push(...tail);
+  return finish(out);
+}
+
+/** The totals, vs host beside raw (one column when no run named a host). */
+function summary(r: StatsReport, p: Paint): string[] {
   const t = r.tokens;
-  const rows: [string, string, string][] = [
-    ['tokens in', num(t.in), `${num(r.outputs.rewritten)} outputs rewritten`],
-    ['tokens out', num(t.out), 'as written, markers and hints included'],
-    ['saved', p.green(num(t.saved)), pctText(t.savedPct)],
+  const c = r.capped;
+  const twoColumns = r.hosts.some((h) => h.host !== null && h.outputs > 0);
+  const values = [t.in, t.out, t.saved, t.returned, t.net, c.in, c.out, c.saved, c.net].map(num);
+  const w = Math.max(7, ...values.map((v) => v.length));
+  const cell = (n: number, pc?: number | null) =>
+    `${num(n).padStart(w)} ${(pc === undefined ? '' : pctText(pc)).padStart(7)}`;
+  const rows: [string, number, number | null | undefined, number, number | null | undefined, string][] = [
+    ['tokens in', c.in, undefined, t.in, undefined, ''],
+    ['tokens out', c.out, undefined, t.out, undefined, 'with markers, hints'],
+    ['saved', c.saved, c.savedPct, t.saved, t.savedPct, ''],
     [
       'given back',
-      num(t.returned),
-      `by cg expand: ${num(r.expand.hits)} of ${num(r.expand.requests)} keys found (hit rate ${pctText(r.expand.hitRate)})`,
+      c.returned,
+      undefined,
+      t.returned,
+      undefined,
+      `${num(r.expand.hits)}/${num(r.expand.requests)} keys found`,
     ],
-    ['net saved', p.bold(p.green(num(t.net))), pctText(t.netPct)],
+    ['net saved', c.net, c.netPct, t.net, t.netPct, ''],
   ];
-  const w = Math.max(...rows.map((row) => stripAnsi(row[1]).length));
-  for (const [label, value, note] of rows) {
-    out.push(`  ${label.padEnd(12)}${' '.repeat(w - stripAnsi(value).length)}${value}  ${p.dim(note)}`);
+  const head = twoColumns ? `${'vs host'.padStart(w)}${' '.repeat(10)}${'raw'.padStart(w)}` : '';
+  const lines = twoColumns ? [p.dim(`${' '.repeat(14)}${head}`)] : [];
+  for (const [label, hv, hp, rv, rp, note] of rows) {
+    const host = cell(hv, hp);
+    const values = twoColumns ? `${host}  ${cell(rv, rp)}` : host;
+    const painted =
+      label === 'net saved' ? p.bold(p.green(values)) : label === 'saved' ? p.green(values) : values;
+    lines.push(clip(`  ${label.padEnd(12)}${painted}${note ? `  ${p.dim(note)}` : ''}`.trimEnd()));
   }
+  return lines;
+}
+
+/** Lines about what is not in the figures: untouched outputs, estimates, pending and bad records. */
+function notes(r: StatsReport, p: Paint): string[] {
+  const out: string[] = [];
   if (r.outputs.untouched > 0) {
     out.push(
       p.dim(
-        `  untouched   ${num(r.outputs.untouched)} outputs, ${bytesText(r.outputs.untouchedBytes)}, passed through as they were (not in the token figures)`,
+        clip(
+          `  untouched   ${num(r.outputs.untouched)} outputs (${bytesText(r.outputs.untouchedBytes)}) passed through as they were`,
+        ),
       ),
     );
   }
@@ -75,71 +172,93 @@ export function renderTable(r: StatsReport, p: Paint, top: number): string {
   if (e.outputs + e.events + e.expands > 0) {
     out.push(
       p.yellow(
-        `  estimated   ≈${num(e.tokensIn)} → ≈${num(e.tokensOut)} tokens in ${num(e.outputs)} outputs, ≈${num(e.tokensReturned)} given back in ${num(e.expands)} expands: too large to count, bytes/4, not in the figures above`,
+        clip(
+          `  estimated   ≈${num(e.tokensIn)} → ≈${num(e.tokensOut)} tokens in ${num(e.outputs)} outputs, ≈${num(e.tokensReturned)} back (bytes/4, not above)`,
+        ),
       ),
     );
   }
   if (r.ledger.pendingLeft > 0) {
     out.push(
-      p.yellow(`  pending     ${num(r.ledger.pendingLeft)} runs still being counted elsewhere, not included`),
+      p.yellow(
+        clip(`  pending     ${num(r.ledger.pendingLeft)} runs still being counted elsewhere, not included`),
+      ),
     );
   }
   if (r.ledger.pendingBad > 0 || r.ledger.badLines > 0) {
     out.push(
       p.yellow(
-        `  unreadable  ${num(r.ledger.badLines)} ledger lines, ${num(r.ledger.pendingBad)} pending records (in ${r.ledger.dir})`,
+        clip(
+          `  unreadable  ${num(r.ledger.badLines)} ledger lines, ${num(r.ledger.pendingBad)} pending records (in ${r.ledger.dir})`,
+        ),
       ),
     );
   }
+  return out;
+}
 
-  if (r.components.length) {
-    out.push('', p.cyan('by component'));
-    out.push(
-      ...table(
-        p,
-        ['component', 'rewrites', 'skips', 'reverts', 'fails', 'tokens in', 'tokens out', 'saved', '%'],
-        r.components.map((c) => [
-          c.component,
-          num(c.rewrites),
-          num(c.skips),
-          num(c.reverts),
-          num(c.fails),
-          num(c.tokensIn),
-          num(c.tokensOut),
-          num(c.saved),
-          pctText(c.savedPct),
-        ]),
-      ).map((l) => `  ${l}`),
-    );
+/** One line each: filters whose markers come back too often, and commands no filter handled. */
+function tailLines(r: StatsReport, p: Paint): string[] {
+  const out: string[] = [];
+  const aggressive = r.recall.filter((x) => x.tooAggressive);
+  if (aggressive.length) {
+    const list = aggressive
+      .map((x) => `${recallLabel(x)} ${pctText(x.recallRate)} of ${num(x.markers)}`)
+      .join(', ');
+    out.push(p.yellow(clip(`too aggressive (markers back >${TOO_AGGRESSIVE_PCT}%): ${list}`)));
   }
-  if (r.commands.length) {
-    out.push('', p.cyan(`by command (top ${top})`));
-    out.push(
-      ...table(
-        p,
-        ['command', 'outputs', 'tokens in', 'tokens out', 'saved', '%'],
-        r.commands.map((c) => [
-          c.command,
-          num(c.outputs),
-          num(c.tokensIn),
-          num(c.tokensOut),
-          num(c.saved),
-          pctText(c.savedPct),
-        ]),
-      ).map((l) => `  ${l}`),
-    );
+  if (r.discover.rows.length) {
+    const list = r.discover.rows.map((d) => `${d.command} ${num(d.runs)}×`).join(', ');
+    out.push(p.dim(clip(`no filter: ${list}`, SCREEN_COLUMNS - 16) + ' · cg discover'));
   }
-  if (r.unmatched.length) {
-    out.push('', p.cyan(`no filter matched (top ${top}): where a new filter would pay`));
-    out.push(
-      ...table(
-        p,
-        ['command', 'runs', 'bytes'],
-        r.unmatched.map((u) => [u.command, num(u.count), bytesText(u.bytes)]),
-      ).map((l) => `  ${l}`),
-    );
+  return out;
+}
+
+interface ComponentView extends ComponentRow {
+  recall: number | null;
+}
+
+/** Component rows with their recall (all of cmdfilter's filters together). */
+function componentRows(r: StatsReport): ComponentView[] {
+  const byComponent = new Map<string, { markers: number; recalled: number }>();
+  for (const x of r.recall) {
+    const c = byComponent.get(x.component) ?? { markers: 0, recalled: 0 };
+    c.markers += x.markers;
+    c.recalled += x.recalled;
+    byComponent.set(x.component, c);
   }
-  return `${out.join('\n')}\n`;
+  return r.components.map((c) => {
+    const x = byComponent.get(c.component);
+    return { ...c, recall: x && x.markers > 0 ? pct(x.recalled, x.markers) : null };
+  });
+}
+
+/**
+ * Rows for the two tables within `avail` lines (each table costs a blank and a header line): half
+ * each, what one does not use goes to the other. An explicit top shows up to top rows of each.
+ */
+function share(avail: number, a: number, b: number, top: number | undefined): [number, number] {
+  if (top !== undefined) return [Math.min(a, top), Math.min(b, top)];
+  const room = (n: number) => (n > 0 ? 2 : 0);
+  let left = avail - room(a) - room(b);
+  if (left <= 0) return [Math.min(a, Math.max(0, avail - 2)), 0];
+  const half = Math.ceil(left / 2);
+  let na = Math.min(a, half);
+  const nb = Math.min(b, left - na);
+  left -= na + nb;
+  na = Math.min(a, na + left);
+  return [na, nb];
+}
+
+function finish(lines: string[]): string {
+  return `${lines.join('\n')}\n`;
+}
+
+/** A line cut to `max` visible columns (colour codes do not count), with … where it was cut. */
+export function clip(line: string, max = SCREEN_COLUMNS): string {
+  const plain = stripAnsi(line);
+  if ([...plain].length <= max) return line;
+  return `${[...plain].slice(0, max - 1).join('')}…`;
 }
 
 const MAX_DAYS = 90;
@@ -186,4 +305,40 @@ function parseDay(day: string): Date {
 
 function stripAnsi(s: string): string {
   return s.replace(/\x1b\[[0-9;]*m/g, '');
+}
+
+/**
+ * `cg discover`: the commands no filter handled, by tokens — the filters worth writing next. Rows
+ * are counted per output; tokens of outputs nothing rewrote are estimated from bytes (≈).
+ */
+export function renderDiscover(r: StatsReport, p: Paint): string {
+  const d = r.discover;
+  const out = [`${p.bold('cg discover')} · ${scope(r)} · commands no filter handled, by tokens`];
+  if (d.rows.length === 0) {
+    out.push(
+      p.dim(
+        r.runs === 0
+          ? `nothing recorded yet in ${r.ledger.dir}`
+          : 'every command cg saw had a filter (or was too short to need one)',
+      ),
+    );
+    return finish(out);
+  }
+  out.push(
+    ...table(
+      p,
+      ['command', 'runs', 'tokens', 'bytes', 'generic cut'],
+      d.rows.map((x) => [
+        x.command,
+        num(x.runs),
+        `${x.estimated > 0 ? '≈' : ''}${num(x.tokens)}`,
+        bytesText(x.bytes),
+        x.rewritten > 0 ? `${num(x.rewritten)}× ${pctText(pct(x.saved, x.tokens))}` : '–',
+      ]),
+    ),
+  );
+  const shown = d.rows.length < d.commands ? ` (top ${d.rows.length} of ${num(d.commands)})` : '';
+  out.push(p.dim(clip(`${num(d.runs)} outputs, ${num(d.tokens)} tokens${shown}; ≈ estimated from bytes`)));
+  out.push(p.dim('a filter for one: cg filters show NAME for an example, README "Filters" for the format'));
+  return finish(out);
 }

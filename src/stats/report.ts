@@ -16,33 +16,38 @@
  *                 figures that could not be counted exactly (bytes/4): never part of the above
  *   components    [{component, rewrites, skips, reverts, fails, tokensIn, tokensOut, saved,
  *                   savedPct, estimated}]            by saved, descending
- *   commands      [{command, outputs, tokensIn, tokensOut, saved, savedPct, estimated}]  top N
+ *   commands      [{command, outputs, tokensIn, tokensOut, saved, savedPct, estimated, cappedIn,
+ *                   cappedOut, cappedSaved, cappedSavedPct}]  top N, by cappedSaved
  *   unmatched     [{command, count, bytes}]      top N commands cmdfilter found no filter for
  *   daily         [{day, runs, saved}]           local days with activity, oldest first
  *   tokenizers    [names]                        tokenizers the counts were made with
  *   ledger        {dir, files, bytes, lines, badLines, duplicates, pendingSettled, pendingLeft,
  *                  pendingBad}
+ *   capped        {in, out, saved, savedPct, returned, net, netPct, outputsCapped, measuredAgainst}
+ *                 the tokens figures measured against what each run's agent host would have shown
+ *                 (host-tally.ts); what `cg stats` shows first. Runs with no host count raw.
+ *   hosts         [{host, runs, via, outputs, outputsCapped, tokensIn, tokensOut, cappedIn,
+ *                   cappedOut, shows, source}]
+ *   recall        [{component, filter, markers, expands, recalled, tokensReturned,
+ *                   tokensReturnedEstimated, recallRate, tooAggressive}]    recall.ts
+ *   discover      {commands, runs, tokens, rows: [{command, runs, bytes, tokens, estimated,
+ *                   rewritten, saved}]}          top N commands no filter handled (discover.ts)
+ *   requests      {count, counted, tokensIn, tokensOut, saved, savedPct, cacheKnown, cacheStable,
+ *                  cacheStableRate, modelTokensIn, modelTokensOut, net, estimated, …}  requests.ts
  *
  * "No filter matched" comes from the cmdfilter component: an event with component `cmdfilter`,
  * action `skip` and the reason 'no filter matches' (what cmdfilter emits today) or 'no filter
- * matched', optionally followed by more text (`no filter matches: …`). Commands are grouped by
- * commandLabel (program and subcommand).
+ * matched', optionally followed by more text (`no filter matches: …`) — unfiltered.ts. Commands
+ * are grouped by commandLabel (program and subcommand).
  */
-import { commandLabel, NO_COMMAND } from './command-label.js';
-import {
-  ACTION_FAIL,
-  ACTION_REVERT,
-  ACTION_REWRITE,
-  ACTION_SKIP,
-  KIND_EV,
-  KIND_EXPAND,
-  KIND_OUT,
-  KIND_RUN,
-  type ScannedLine,
-} from './read.js';
+import type { DiscoverRow } from './discover.js';
+import type { CappedTotals, HostRow } from './host-tally.js';
+import type { RecallRow } from './recall.js';
+import type { RequestTotals } from './requests.js';
+import { UNMATCHED_REASON } from './unfiltered.js';
 
-/** cmdfilter's skip reason when no filter's `match` picked the output. */
-export const UNMATCHED_REASON = /^no filter match(?:es|ed)?\b/;
+export { Aggregator } from './aggregate.js';
+export { UNMATCHED_REASON };
 
 export interface ComponentRow {
   component: string;
@@ -65,6 +70,11 @@ export interface CommandRow {
   saved: number;
   savedPct: number | null;
   estimated: number;
+  /** The same outputs against what their host would have shown (capped in host-tally.ts). */
+  cappedIn: number;
+  cappedOut: number;
+  cappedSaved: number;
+  cappedSavedPct: number | null;
 }
 
 export interface UnmatchedRow {
@@ -121,248 +131,19 @@ export interface StatsReport {
   daily: DayRow[];
   tokenizers: string[];
   ledger: LedgerInfo;
+  capped: CappedTotals;
+  hosts: HostRow[];
+  recall: RecallRow[];
+  discover: { commands: number; runs: number; tokens: number; rows: DiscoverRow[] };
+  requests: RequestTotals;
 }
 
 export function pct(part: number, whole: number): number | null {
   return whole > 0 ? Math.round((part / whole) * 1000) / 10 : null;
 }
 
-/** Local calendar day of an instant, cached per day since lines come in time order. */
-class Days {
-  private from = 0;
-  private to = -1;
-  private label = '';
-
-  of(t: number): string {
-    if (t >= this.from && t < this.to) return this.label;
-    const d = new Date(t);
-    const start = new Date(d.getFullYear(), d.getMonth(), d.getDate());
-    const end = new Date(d.getFullYear(), d.getMonth(), d.getDate() + 1);
-    this.from = start.getTime();
-    this.to = end.getTime();
-    this.label = dayLabel(start);
-    return this.label;
-  }
-}
-
 export function dayLabel(d: Date): string {
   const m = String(d.getMonth() + 1).padStart(2, '0');
   const day = String(d.getDate()).padStart(2, '0');
   return `${d.getFullYear()}-${m}-${day}`;
-}
-
-export class Aggregator {
-  private runs = 0;
-  private rewritten = 0;
-  private untouched = 0;
-  private untouchedBytes = 0;
-  private tin = 0;
-  private tout = 0;
-  private readonly ex = { requests: 0, hits: 0, misses: 0, tokensReturned: 0 };
-  private readonly est = {
-    outputs: 0,
-    tokensIn: 0,
-    tokensOut: 0,
-    saved: 0,
-    events: 0,
-    expands: 0,
-    tokensReturned: 0,
-  };
-  private readonly components = new Map<string, ComponentRow>();
-  private readonly componentRows: ComponentRow[] = [];
-  private readonly commands = new Map<string, CommandRow>();
-  private readonly unmatched = new Map<string, UnmatchedRow>();
-  private readonly daily = new Map<string, DayRow>();
-  private readonly tokenizers = new Set<string>();
-  private readonly days = new Days();
-
-  /** Bound, so it can be handed to readLedger as the visitor. */
-  readonly add = (l: ScannedLine): void => {
-    switch (l.kind) {
-      case KIND_RUN: {
-        this.runs++;
-        this.untouched += Math.max(0, l.n - l.rw);
-        this.untouchedBytes += l.ub;
-        this.day(l.t).runs++;
-        if (l.tk) this.tokenizers.add(l.tk);
-        break;
-      }
-      case KIND_OUT: {
-        const row = this.command(l.cmd ? commandLabel(l.cmd) : (l.tool ?? NO_COMMAND));
-        if (l.est) {
-          this.est.outputs++;
-          this.est.tokensIn += l.ti;
-          this.est.tokensOut += l.to;
-          this.est.saved += l.ti - l.to;
-          row.estimated++;
-          break;
-        }
-        this.rewritten++;
-        this.tin += l.ti;
-        this.tout += l.to;
-        row.outputs++;
-        row.tokensIn += l.ti;
-        row.tokensOut += l.to;
-        this.day(l.t).saved += l.ti - l.to;
-        break;
-      }
-      case KIND_EV: {
-        const row = this.componentOf(l);
-        switch (l.action) {
-          case ACTION_REWRITE:
-            if (l.est) {
-              row.estimated++;
-              this.est.events++;
-            } else {
-              row.rewrites++;
-              row.tokensIn += l.ti;
-              row.tokensOut += l.to;
-            }
-            break;
-          case ACTION_SKIP:
-            row.skips++;
-            if (row.component === 'cmdfilter' && UNMATCHED_REASON.test(l.why ?? '')) {
-              const label = l.cmd ? commandLabel(l.cmd) : (l.tool ?? NO_COMMAND);
-              let u = this.unmatched.get(label);
-              if (!u) {
-                u = { command: label, count: 0, bytes: 0 };
-                this.unmatched.set(label, u);
-              }
-              u.count++;
-              u.bytes += l.bi;
-            }
-            break;
-          case ACTION_REVERT:
-            row.reverts++;
-            break;
-          case ACTION_FAIL:
-            row.fails++;
-            break;
-        }
-        break;
-      }
-      case KIND_EXPAND: {
-        this.ex.requests++;
-        if (!l.hit) {
-          this.ex.misses++;
-          break;
-        }
-        this.ex.hits++;
-        if (l.est) {
-          this.est.expands++;
-          this.est.tokensReturned += l.tr;
-        } else this.ex.tokensReturned += l.tr;
-        break;
-      }
-    }
-  };
-
-  finish(opts: { top: number; since?: number; session?: string; ledger: LedgerInfo }): StatsReport {
-    const saved = this.tin - this.tout;
-    const returned = this.ex.tokensReturned;
-    const net = saved - returned;
-    const components = [...this.components.values()]
-      .map((r) => ({
-        ...r,
-        saved: r.tokensIn - r.tokensOut,
-        savedPct: pct(r.tokensIn - r.tokensOut, r.tokensIn),
-      }))
-      .sort((a, b) => b.saved - a.saved || a.component.localeCompare(b.component));
-    const commands = [...this.commands.values()]
-      .map((r) => ({
-        ...r,
-        saved: r.tokensIn - r.tokensOut,
-        savedPct: pct(r.tokensIn - r.tokensOut, r.tokensIn),
-      }))
-      .sort((a, b) => b.saved - a.saved || b.outputs - a.outputs || a.command.localeCompare(b.command))
-      .slice(0, opts.top);
-    const unmatched = [...this.unmatched.values()]
-      .sort((a, b) => b.count - a.count || b.bytes - a.bytes || a.command.localeCompare(b.command))
-      .slice(0, opts.top);
-    const daily = [...this.daily.values()].sort((a, b) => a.day.localeCompare(b.day));
-    return {
-      version: 1,
-      filter: {
-        since: opts.since !== undefined ? new Date(opts.since).toISOString() : null,
-        session: opts.session ?? null,
-      },
-      runs: this.runs,
-      outputs: { rewritten: this.rewritten, untouched: this.untouched, untouchedBytes: this.untouchedBytes },
-      tokens: {
-        in: this.tin,
-        out: this.tout,
-        saved,
-        savedPct: pct(saved, this.tin),
-        returned,
-        net,
-        netPct: pct(net, this.tin),
-      },
-      expand: {
-        ...this.ex,
-        hitRate: pct(this.ex.hits, this.ex.requests),
-      },
-      estimated: { ...this.est },
-      components,
-      commands,
-      unmatched,
-      daily,
-      tokenizers: [...this.tokenizers].sort(),
-      ledger: opts.ledger,
-    };
-  }
-
-  private day(t: number): DayRow {
-    const day = this.days.of(t);
-    let row = this.daily.get(day);
-    if (!row) {
-      row = { day, runs: 0, saved: 0 };
-      this.daily.set(day, row);
-    }
-    return row;
-  }
-
-  /** The row of the line's component, matched in place: most lines name one of a handful. */
-  private componentOf(l: ScannedLine): ComponentRow {
-    for (const row of this.componentRows) if (l.componentIs(row.component)) return row;
-    const row = this.component(l.c ?? '?');
-    if (!this.componentRows.includes(row)) this.componentRows.push(row);
-    return row;
-  }
-
-  private component(name: string): ComponentRow {
-    let row = this.components.get(name);
-    if (!row) {
-      row = {
-        component: name,
-        rewrites: 0,
-        skips: 0,
-        reverts: 0,
-        fails: 0,
-        tokensIn: 0,
-        tokensOut: 0,
-        saved: 0,
-        savedPct: null,
-        estimated: 0,
-      };
-      this.components.set(name, row);
-    }
-    return row;
-  }
-
-  private command(label: string): CommandRow {
-    let row = this.commands.get(label);
-    if (!row) {
-      row = {
-        command: label,
-        outputs: 0,
-        tokensIn: 0,
-        tokensOut: 0,
-        saved: 0,
-        savedPct: null,
-        estimated: 0,
-      };
-      this.commands.set(label, row);
-    }
-    return row;
-  }
 }

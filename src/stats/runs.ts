@@ -5,7 +5,7 @@
  * Per-output first/last texts are what the run's totals are counted on: summing each component's
  * in/out would count a text once per component that touched it.
  */
-import type { PipelineEvent } from '../pipeline.js';
+import type { PipelineEvent } from '../pipeline/run.js';
 
 export interface OutputSummary {
   id: string;

@@ -8,7 +8,7 @@
  * It also holds the one safe way to delete an entry that another process may be re-using at the
  * same moment (evict), and the matching half on the re-use side (refresh).
  */
-import { constants, lstatSync, mkdirSync, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { link, lstat, lutimes, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
@@ -55,23 +55,25 @@ export async function readRegular(path: string): Promise<Buffer> {
   }
 }
 
-/** A directory that is really one (not a link to one): mkdir, then lstat to be sure. */
+/**
+ * A directory that is really one: mkdir, then lstat to be sure. A link planted in its place is
+ * removed (the link, never what it points to) and the directory made; anything else there that is
+ * not a directory is refused.
+ */
 export async function ensureRealDir(path: string): Promise<void> {
   await mkdir(path, { recursive: true, mode: 0o700 });
-  notThroughLink(path, await lstat(path));
-}
-
-/** ensureRealDir without the thread pool (the store's write probe). */
-export function ensureRealDirSync(path: string): void {
-  mkdirSync(path, { recursive: true, mode: 0o700 });
-  notThroughLink(path, lstatSync(path));
-}
-
-function notThroughLink(path: string, st: Stats): void {
+  let st = await lstat(path);
+  if (st.isSymbolicLink()) {
+    await unlink(path);
+    await mkdir(path, { mode: 0o700 }).catch((err) => {
+      if (codeOf(err) !== 'EEXIST') throw err; // another process made it first
+    });
+    st = await lstat(path);
+  }
   if (!st.isDirectory()) {
     throw refusal(
       'ENOTDIR',
-      `${path} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}; cg never writes through links in its store`,
+      `${path} is not a directory; cg never writes through anything else in its store`,
     );
   }
 }

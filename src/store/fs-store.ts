@@ -11,15 +11,14 @@
  * Entries are private to the user (0700 dirs, 0600 files): they hold raw tool output, secrets
  * included. Links inside the store are never followed (fs-entry.ts).
  */
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { link, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { link, lstat, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode, encode } from './codec.js';
 import {
   CREATE_FLAGS,
   codeOf,
   ensureRealDir,
-  ensureRealDirSync,
   messageOf,
   NO_HARD_LINKS,
   readRegular,
@@ -58,7 +57,9 @@ export function entryPath(dir: string, key: string): string {
 /** Whether a file can be created and written in the store (which is made if missing). */
 function probeWrite(dir: string, probe: string): boolean {
   try {
-    ensureRealDirSync(dir);
+    // The store directory itself may be a link (the user's own choice: a cache on another disk);
+    // only what is inside it is never followed.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const fd = openSync(probe, CREATE_FLAGS, 0o600);
     try {
       writeSync(fd, 'probe');
@@ -212,12 +213,12 @@ export function createFsStore(opts: StoreOptions): Store {
     if (await claimPrune(dir, now)) await pruneStore(dir, limits, now, new Set([key]), tmpPath);
   }
 
-  async function read(key: string): Promise<EntryRead> {
+  async function read(key: string, use = true): Promise<EntryRead> {
     // The only gate between user input and a path: `../../etc/passwd` never reaches the filesystem.
     if (typeof key !== 'string' || !isKey(key)) return { found: false, why: 'missing' };
     const path = entryPath(dir, key);
     const { error: _, ...found } = await inspect(path, key);
-    if (found.found) await refresh(path);
+    if (found.found && use) await refresh(path);
     return found;
   }
 
@@ -226,10 +227,18 @@ export function createFsStore(opts: StoreOptions): Store {
 
     writable() {
       // Sessions and CI run as root, which ignores permission bits: only an actual write tells.
-      // Synchronous: a few system calls, cheaper than starting libuv's thread pool for them, which
-      // the cheapest runs (nothing stashed) would otherwise do for this probe alone.
+      // Synchronous (probeWrite): a few system calls, cheaper than starting libuv's thread pool for
+      // them, which the cheapest runs (nothing stashed) would otherwise do for this probe alone.
       writableAnswer ??= Promise.resolve(probeWrite(dir, tmpPath()));
       return writableAnswer;
+    },
+
+    async has(key) {
+      if (typeof key !== 'string' || !isKey(key)) return false;
+      return lstat(entryPath(dir, key)).then(
+        (st) => st.isFile(),
+        () => false,
+      );
     },
 
     async put(original, given) {
@@ -267,7 +276,8 @@ export function createFsStore(opts: StoreOptions): Store {
       }
     },
 
-    read,
+    read: (key) => read(key),
+    peek: (key) => read(key, false),
 
     async get(key) {
       const found = await read(key);

@@ -1,7 +1,9 @@
 /**
  * The store interface: a content-addressed stash of originals, so every lossy rewrite can be undone
- * with `cg expand KEY`. Implementations must be safe with many concurrent processes and must never
- * build a path from an unvalidated key.
+ * with `cg expand KEY`. Implementations must be safe with many concurrent processes, must never
+ * build a path (or a server key) from an unvalidated key, and must answer a put with ok only once
+ * the original is persisted. Backends: the disk (fs-store.ts) and Redis (redis-store.ts, behind
+ * fleet-store.ts); open.ts chooses.
  */
 export type PutResult =
   | { ok: true; key: string; created: boolean }
@@ -11,11 +13,30 @@ export interface StoreInfo {
   dir: string;
   entries: number;
   bytes: number;
+  /** Last use of the least and most recently used entries. */
   oldestMtimeMs?: number;
   newestMtimeMs?: number;
   ttlDays: number;
+  /** The size cap; 0 when the backend leaves it to the server (Redis maxmemory). */
   maxBytes: number;
   compress: boolean;
+  /** Absent means the disk store. */
+  backend?: 'disk' | 'redis';
+  /** The Redis server, for the redis backend. */
+  server?: ServerInfo;
+  /** The local disk store a shared backend falls back to or caches in, and in which roles. */
+  local?: StoreInfo & { fallback: boolean; cache: boolean };
+}
+
+/** A shared server as `cg store info` shows it; `error` when it could not be asked. */
+export interface ServerInfo {
+  url: string;
+  prefix: string;
+  version?: string;
+  usedMemory?: number;
+  maxMemory?: number;
+  maxMemoryPolicy?: string;
+  error?: string;
 }
 
 export interface PruneResult {
@@ -25,6 +46,10 @@ export interface PruneResult {
   remainingBytes: number;
   /** Entries due for removal that could not be removed (a read-only store); absent means none. */
   failed?: number;
+  /** Redis: entries that had no expiry and were given one. */
+  expirySet?: number;
+  /** The local disk store's own prune, for a shared backend that has one. */
+  local?: PruneResult;
 }
 
 /** What a read found. `corrupt`: something sits under the key that is not its original. */
@@ -41,6 +66,10 @@ export class StoreActionError extends Error {
 }
 
 export interface Store {
+  /**
+   * Where entries live, as cg prints it and stats records refer to it: the directory, or for a
+   * shared store its URL without the password and its prefix (`redis://host:6379/0#cg:`).
+   */
   readonly dir: string;
   /** Whether puts can succeed now (directory creatable and writable); cached per process. */
   writable(): Promise<boolean>;
@@ -53,6 +82,13 @@ export interface Store {
   get(key: string): Promise<Buffer | undefined>;
   /** Like get, but says why an entry is not there (optional: readEntry falls back to get). */
   read?(key: string): Promise<EntryRead>;
+  /**
+   * Whether an entry exists under key, without reading it (optional: a caller without it falls back
+   * on put, which reads an existing entry to compare).
+   */
+  has?(key: string): Promise<boolean>;
+  /** Like read, but leaves the entry's LRU time or expiry as it was (counting is not a use). */
+  peek?(key: string): Promise<EntryRead>;
   info(): Promise<StoreInfo>;
   /**
    * Removes expired entries (TTL), then least-recently-used until under the size cap. An entry used

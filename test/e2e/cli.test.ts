@@ -32,6 +32,28 @@ describe('cg on a pipe', () => {
     expect(back.stdout.equals(Buffer.from(input))).toBe(true);
   });
 
+  it('folds what a filter kept when it is still long, under one marker that expands to the exact input', () => {
+    const store = tempDir();
+    // A filter that drops only the lines it knows, as a hand-written filter often does.
+    writeFileSync(
+      join(store, '..', 'keeps-all.yaml'),
+      "schema_version: 1\nfilters:\n  keeps-all:\n    match: '^\\$ mytool'\n    strip_lines_matching: ['^noise$']\n",
+    );
+    const rows = Array.from({ length: 20_000 }, (_, i) => `row ${i} of the report, value ${i * 7}`);
+    const input = `${rows.map((r, i) => (i % 10 === 0 ? `noise\n${r}` : r)).join('\n')}\n`;
+    const args = ['--filters', join(store, '..', 'keeps-all.yaml'), '--command', 'mytool', '-v'];
+    const r = cg(args, { input, storeDir: store });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\[cmdfilter\] stdin: rewrote/);
+    expect(r.stderr).toMatch(/\[fold\] stdin: rewrote/);
+    expect(r.out.length).toBeLessThan(input.length / 20);
+    const keys = keysIn(r.out);
+    expect(keys).toHaveLength(1);
+    expect(cg(['expand', keys[0]!], { storeDir: store }).out).toBe(input);
+    // And cg on that output changes nothing.
+    expect(cg(args, { input: r.out, storeDir: store }).out).toBe(r.out);
+  });
+
   it('is idempotent: cg on its own output changes nothing', () => {
     const store = tempDir();
     const once = cg([], { input: seq(50_000), storeDir: store });

@@ -75,4 +75,26 @@ describe('cg --session', () => {
         .sort(),
     );
   });
+
+  it('never re-sends a marker whose original is gone: a replayed decision is stashed again from the request', () => {
+    const state = tempDir();
+    const storeDir = tempDir();
+    const config = { env: { CG_STATE_DIR: state }, storeDir };
+    const args = ['-p', 'agent', '--session', 'S1'];
+    const first = cg(args, { input: body(8), ...config });
+    const markers = (out: string) => [...out.matchAll(/<<cg:([0-9a-f]{16})>>/g)].map((m) => m[1]!);
+    expect(markers(first.out).length).toBeGreaterThan(0);
+    expect(cg(['store', 'clear'], config).code).toBe(0);
+    const again = cg([...args, '-v'], { input: body(8), ...config });
+    expect(again.code).toBe(0);
+    // Byte for byte what was sent before (the provider's cache still matches), and every marker expands.
+    expect(again.out).toBe(first.out);
+    const original = outputsOf(body(8));
+    for (const key of markers(again.out)) {
+      const expanded = cg(['expand', key], config);
+      expect(expanded.code, `cg expand ${key}`).toBe(0);
+      expect(original).toContain(expanded.out);
+    }
+    expect(again.stderr).toMatch(/session S1: \d+ originals stashed again from the request/);
+  });
 });

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { compactText } from '../../src/engine.js';
-import type { PipelineEvent } from '../../src/pipeline.js';
+import type { PipelineEvent } from '../../src/pipeline/run.js';
 import { recordCompaction, recordExpand } from '../../src/stats/index.js';
 import { createFsStore, STORE_DEFAULTS } from '../../src/store/fs-store.js';
 import { resolveStoreDir } from '../../src/store/location.js';

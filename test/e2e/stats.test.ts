@@ -234,7 +234,7 @@ describe('cg stats', () => {
     await runHarness(e, [{ op: 'compact', text: seq(5000), command: 'pytest -x' }]);
     const r = cg(['stats'], { env: envOf(e), storeDir: e.store });
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^cg stats · all time · 1 run\n/);
+    expect(r.out).toMatch(/^cg stats · all time · 1 run · 1 rewritten\n/);
     expect(r.out).toMatch(/net saved/);
     expect(r.out).toMatch(/\n {2}collapse +1 /);
     expect(r.out).toMatch(/\n {2}pytest +1 /);

@@ -190,16 +190,18 @@ describe.skipIf(process.platform !== 'linux')('files planted where cg reads', ()
     expect(markerKeys(swapped.out)).toHaveLength(1);
     expect(swapped.stderr).toMatch(/\.cg\/filters\/evil\.yaml: filter file is a symbolic link/);
 
+    // Claude Code's PostToolUse hook compacts the output it is handed, looking up filters for it.
     const payload = JSON.stringify({
       session_id: 's1',
       cwd: c.repo,
-      hook_event_name: 'PreToolUse',
+      hook_event_name: 'PostToolUse',
       tool_name: 'Bash',
-      tool_input: { command: 'pytest -q' },
+      tool_input: { command: 'seq 20000' },
+      tool_response: { stdout: seq(20000), stderr: '', interrupted: false, isImage: false },
     });
     const hook = bounded(['hook', 'claude'], { cwd: c.repo, env: c.env, input: payload });
     expect([hook.code, hook.signal]).toEqual([0, null]);
-    expect(hook.out).toContain('cg run -- pytest -q');
+    expect(JSON.parse(hook.out).hookSpecificOutput.updatedToolOutput.stdout).toMatch(/<<cg:[0-9a-f]{16}>>/);
     expect(hook.stderr.split('\n').filter(Boolean).length).toBeLessThanOrEqual(1);
   });
 
@@ -221,8 +223,15 @@ describe.skipIf(process.platform !== 'linux')('files planted where cg reads', ()
     const hook = bounded(['hook', 'claude'], {
       cwd: c.repo,
       env: c.env,
-      input: JSON.stringify({ cwd: c.repo, tool_name: 'Bash', tool_input: { command: 'pytest -q' } }),
+      input: JSON.stringify({
+        cwd: c.repo,
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'seq 20000' },
+        tool_response: { stdout: seq(20000), stderr: '', interrupted: false, isImage: false },
+      }),
     });
+    // A broken filter file is the hook's own problem: it answers nothing, so the output stays the host's.
     expect([hook.code, hook.signal, hook.out]).toEqual([0, null, '']);
   });
 

@@ -129,13 +129,13 @@ describe.skipIf(!HAS_CORPUS)(`skeleton on the source files of ${CORPUS}/code`, (
   });
 });
 
-describe('tree-sitter stays unloaded until code is met', () => {
-  // A module-resolution hook that reports every tree-sitter import on stderr.
+describe('tree-sitter stays unloaded until code is met, and outlining loads no tokenizer', () => {
+  // A module-resolution hook that reports every tree-sitter and tokenizer import on stderr.
   const dir = tempDir('cg-sk-probe-');
   const probe = join(dir, 'probe.mjs');
   writeFileSync(
     probe,
-    "export async function resolve(s, c, next) { if (/tree-sitter/.test(s)) process.stderr.write('LOADED ' + s + '\\n'); return next(s, c); }\n",
+    "export async function resolve(s, c, next) { if (/tree-sitter|gpt-tokenizer/.test(s)) process.stderr.write('LOADED ' + s + '\\n'); return next(s, c); }\n",
   );
   const env = { NODE_OPTIONS: `--no-warnings --experimental-loader=${pathToFileURL(probe).href}` };
 
@@ -155,4 +155,16 @@ describe('tree-sitter stays unloaded until code is met', () => {
     expect(r.stderr).toContain('LOADED web-tree-sitter');
     expect(r.out).toContain('func F(xs []int) int { … }');
   });
+
+  it.skipIf(!HAS_CORPUS)(
+    'outlines a source file without loading the tokenizer vocabulary: decisions count its pieces',
+    () => {
+      const text = readFileSync(corpusPath('code', 'go', 'errorformat.go'), 'utf8');
+      const r = cg(['--components', 'skeleton', '--lang', 'go'], { input: text, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(markerKeys(r.out)).toHaveLength(1);
+      expect(r.stderr).toContain('LOADED web-tree-sitter');
+      expect(r.stderr).not.toMatch(/LOADED gpt-tokenizer\/encoding\//);
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { fewerWithTag, tagBound } from '../../src/pipeline/never-worse.js';
 import { createTokens, MAX_TOKEN_BYTES } from '../../src/tokens.js';
 import { seededRandom } from '../helpers.js';
 
@@ -25,6 +26,36 @@ describe('tokens', () => {
     expect(await t.exceeds(text, n - 1)).toBe(true);
     expect(await t.exceeds(text, n)).toBe(false);
     expect(t.exactCounts).toBe(1);
+  });
+
+  it.each(['o200k', 'cl100k'] as const)(
+    'bounds %s tokens from below by pieces, the same whatever was counted before',
+    async (name) => {
+      const texts = [
+        'function f(a: number, b?: string): void { return; }\n',
+        '    if (x) {\n\t\treturn   y;\n    }\r\n',
+        'Ünïcödé wörds, 12345678 digits, emoji 🎉🎉 and <|endoftext|> text',
+        '',
+      ];
+      const fresh = createTokens(name);
+      const before = await Promise.all(texts.map((t) => fresh.atLeast(t)));
+      expect(fresh.exactCounts).toBe(0);
+      for (const [i, t] of texts.entries()) {
+        const exact = await fresh.count(t);
+        expect(before[i]).toBeLessThanOrEqual(exact);
+        expect(before[i]).toBeGreaterThanOrEqual(Math.ceil(exact / 2));
+        expect(await fresh.atLeast(t)).toBe(before[i]);
+      }
+    },
+  );
+
+  it('decides a rewrite fewer bytes than its input has pieces without the tokenizer', async () => {
+    const t = createTokens('o200k');
+    const input = 'const value = compute(alpha, beta, gamma);\n'.repeat(50);
+    const bound = tagBound(' [full output: cg expand {key}]', undefined);
+    expect(await fewerWithTag(t, 'const value = compute(…);\n', bound, input)).toBe(true);
+    expect(await t.exceeds(input, 300)).toBe(true);
+    expect(t.exactCounts).toBe(0);
   });
 
   it.each(['o200k', 'cl100k'] as const)('has no %s token longer than MAX_TOKEN_BYTES bytes', async (name) => {

@@ -1,20 +1,65 @@
 /**
- * Test helper: the names a source file declares at top level — functions, methods, classes and
- * other type declarations, module/namespace members — found by parsing it with tree-sitter.
- * "Top level" means not inside a function body: those are what an outline promises to keep.
- * Deliberately independent of src/code/outline.ts (it only shares the language table), so a test
- * comparing the names of a file and of its outline checks the outline rather than itself.
+ * Test helper: the names a source file declares outside function bodies — functions, methods,
+ * classes and other type declarations, module/namespace members, fields and properties, enum
+ * members, constants and variables (also module- and class-level assignments) — found by parsing
+ * it with tree-sitter. Those are what an outline promises to keep.
+ * Deliberately independent of src/code/outline.ts (it shares the language table and the parsing:
+ * for C-family code the cleaner of the plain parse and the one with preprocessor conditionals
+ * blanked, as a split `#if` branch otherwise reads as a function named `if`), so a test comparing
+ * the names of a file and of its outline checks the outline rather than itself.
  */
-import type { Node } from 'web-tree-sitter';
+import type { Node, Tree } from 'web-tree-sitter';
 import type { LanguageSpec } from '../../../src/code/languages.js';
-import { parse } from '../../../src/code/parser.js';
+import { errorShare, parse } from '../../../src/code/parser.js';
+import { withoutConditionals } from '../../../src/code/preprocessor.js';
 
 const DECLARATION =
   /(?:^|_)(?:function|method|class|interface|struct|enum|trait|module|object|protocol|constructor|record|namespace|impl|type_alias|type_spec|singleton_method|init)(?:_|$)/;
 const NOT_DECLARATION =
   /call|invocation|expression|literal|body|list|parameter|argument|reference|creation|identifier|modifier|specifier_list|clause|_type$|^type$|pattern|import|heading/;
 
-const FUNCTION_VALUE = /function|arrow/;
+/** Members and variables, by node type (fields, properties, enum members, constants). */
+const MEMBER = new Set([
+  'field_declaration',
+  'public_field_definition',
+  'property_signature',
+  'property_declaration',
+  'variable_declarator',
+  'const_spec',
+  'var_spec',
+  'const_item',
+  'static_item',
+  'enumerator',
+  'enum_constant',
+  'enum_member_declaration',
+  'enum_entry',
+  'enum_variant',
+  'property_element',
+  'const_element',
+  'val_definition',
+  'var_definition',
+]);
+
+/** `x = …` outside functions: a module or class attribute (Python), a constant (Ruby). */
+function assignedName(node: Node): string | undefined {
+  if (node.type !== 'assignment') return undefined;
+  const left = node.childForFieldName('left');
+  return left && /^(?:identifier|constant)$/.test(left.type) ? left.text : undefined;
+}
+
+async function cleanestTree(spec: LanguageSpec, code: string): Promise<Tree> {
+  const tree = await parse(spec, code);
+  if (!tree) throw new Error('parse timed out');
+  const masked = spec.preprocessor && tree.rootNode.hasError ? withoutConditionals(code) : undefined;
+  if (masked === undefined) return tree;
+  const other = await parse(spec, masked);
+  if (other && errorShare(other, masked.length) < errorShare(tree, code.length)) {
+    tree.delete();
+    return other;
+  }
+  other?.delete();
+  return tree;
+}
 
 function nameOf(node: Node): string | undefined {
   const field = node.childForFieldName('name') ?? node.childForFieldName('declarator');
@@ -28,13 +73,16 @@ function nameOf(node: Node): string | undefined {
       return child.text;
     }
   }
+  // Kotlin `val x: Int`: the name sits in the property's variable_declaration.
+  for (const child of node.namedChildren) {
+    if (child?.type === 'variable_declaration') return nameOf(child);
+  }
   return undefined;
 }
 
 /** `type name` for every declaration outside function bodies, in order. */
 export async function declaredNames(spec: LanguageSpec, code: string): Promise<string[]> {
-  const tree = await parse(spec, code);
-  if (!tree) throw new Error('parse timed out');
+  const tree = await cleanestTree(spec, code);
   const functions = new Set(spec.functions);
   const bodies = new Set(spec.bodies);
   const names: string[] = [];
@@ -42,15 +90,17 @@ export async function declaredNames(spec: LanguageSpec, code: string): Promise<s
     if (DECLARATION.test(node.type) && !NOT_DECLARATION.test(node.type)) {
       const name = nameOf(node);
       if (name) names.push(`${node.type} ${name}`);
-    } else if (
-      node.type === 'variable_declarator' &&
-      FUNCTION_VALUE.test(node.childForFieldName('value')?.type ?? '')
-    ) {
-      // `const f = () => {…}`: a function declared as a variable (JS/TS components, helpers).
-      const name = node.childForFieldName('name');
-      if (name) names.push(`${node.type} ${name.text}`);
+    } else if (MEMBER.has(node.type)) {
+      // `const f = () => {…}` included: a function declared as a variable (JS/TS components).
+      const name = nameOf(node);
+      if (name) names.push(`${node.type} ${name}`);
+    } else {
+      const name = assignedName(node);
+      if (name) names.push(`${node.type} ${name}`);
     }
     const isFunction = functions.has(node.type);
+    // A function that is its own body (a Swift computed property): nothing inside is declared.
+    if (isFunction && bodies.has(node.type)) return;
     node.namedChildren.forEach((child, i) => {
       if (!child) return;
       if (isFunction) {

@@ -35,7 +35,7 @@ describe('cg completion', () => {
     const specs = commandSpecs(program);
     expect(specs.map((s) => s.path)).toEqual(['cg', ...commands.map((c) => `cg ${c}`)]);
     const init = specs.find((s) => s.path === 'cg init')!;
-    expect(init.argChoices).toEqual(['claude', 'codex', 'agents-md']);
+    expect(init.argChoices).toEqual(['claude', 'codex', 'gemini', 'agents-md']);
     expect(init.options.flatMap((o) => o.flags)).toEqual(
       expect.arrayContaining(['--global', '--project', '--dry-run', '--uninstall', '--help']),
     );
@@ -60,7 +60,7 @@ describe('cg completion', () => {
     expect(bashComplete(script, ['cg', ''])).toEqual(expect.arrayContaining(commands));
     expect(bashComplete(script, ['cg', 'ex'])).toEqual(['expand']);
     expect(bashComplete(script, ['cg', 'init', ''])).toEqual(
-      expect.arrayContaining(['claude', 'codex', 'agents-md']),
+      expect.arrayContaining(['claude', 'codex', 'gemini', 'agents-md']),
     );
     expect(bashComplete(script, ['cg', 'init', 'claude', '--d'])).toEqual(['--dry-run']);
     expect(bashComplete(script, ['cg', 'compress', '--format', ''])).toEqual([
@@ -102,7 +102,7 @@ describe('cg completion', () => {
           .filter(Boolean)
           .map((l) => l.replace(/:.*/, ''));
       expect(complete('cg', '')).toEqual(expect.arrayContaining(commands));
-      expect(complete('cg', 'init', '')).toEqual(['claude', 'codex', 'agents-md']);
+      expect(complete('cg', 'init', '')).toEqual(['claude', 'codex', 'gemini', 'agents-md']);
       expect(complete('cg', 'compress', '--format', '')).toEqual([
         'auto',
         'text',
@@ -127,7 +127,7 @@ describe('cg completion', () => {
           .filter(Boolean)
           .map((l) => l.replace(/\t.*/, ''));
       expect(complete('cg ')).toEqual(expect.arrayContaining(commands));
-      expect(complete('cg init ')).toEqual(['agents-md', 'claude', 'codex']);
+      expect(complete('cg init ')).toEqual(['agents-md', 'claude', 'codex', 'gemini']);
       expect(complete('cg init claude --d')).toEqual(['--dry-run']);
       expect(complete('cg compress --format ')).toEqual(['anthropic', 'auto', 'openai', 'responses', 'text']);
     },

@@ -1,28 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { hookAnswer } from '../../../src/commands/hook.js';
+import type { PolicyCheck } from '../../../src/hook/codex-policy.js';
 import { fakeFilters } from '../hook/fake-filters.js';
 
 const SESSION = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7';
-/** What the hook puts in front of a wrapped command. */
-const W = `CG_SESSION=${SESSION} cg run -- `;
+/** What the hook puts in front of a wrapped command (cg named plainly in these tests). */
+const W = `CG_SESSION=${SESSION} CG_READER=model CG_HOST=codex CG_VIA=hook cg run -- `;
 
-/** A PreToolUse payload as Claude Code sends it for a Bash call. */
-function claudePayload(command: string, extra: Record<string, unknown> = {}): string {
+/** Codex's policy engine, standing in: no rule names anything. */
+const noRules: PolicyCheck = async () => ({ matched: false });
+const deps = (extra = {}) => ({
+  filters: fakeFilters,
+  env: {},
+  codexPolicy: noRules,
+  invocation: 'cg',
+  ...extra,
+});
+
+/** A PreToolUse payload as Codex sends it for its shell tool. */
+function payload(command: unknown, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     session_id: SESSION,
-    transcript_path: `/home/dev/.claude/projects/-home-dev-todo-app/${SESSION}.jsonl`,
+    turn_id: '1',
+    transcript_path: null,
     cwd: '/home/dev/todo-app',
-    permission_mode: 'default',
     hook_event_name: 'PreToolUse',
+    model: 'gpt-5-codex',
+    permission_mode: 'default',
     tool_name: 'Bash',
-    tool_input: { command, description: 'Run the command' },
+    tool_use_id: 'call_abc123',
+    tool_input: { command },
     ...extra,
   });
 }
 
 /**
- * Commands as agents really send them (many taken from recorded Claude Code sessions in the shared
- * corpus), with exactly the command the hook must send back, or null for "print nothing".
+ * Commands as agents really send them (many taken from recorded sessions in the shared corpus),
+ * with exactly the command the hook must send back, or null for "print nothing".
  */
 const TABLE: readonly [string, string, string | null][] = [
   // Test runners and builds: wrapped whole.
@@ -45,19 +59,30 @@ const TABLE: readonly [string, string, string | null][] = [
   [
     'mix compile after an env assignment',
     'MIX_ENV=test mix compile --warnings-as-errors 2>&1',
-    `MIX_ENV=test ${W}mix compile --warnings-as-errors 2>&1`,
+    `${W}env MIX_ENV=test mix compile --warnings-as-errors 2>&1`,
   ],
-  ['an env-prefixed test runner', 'FOO=1 pytest -x', `FOO=1 ${W}pytest -x`],
+  ['an env-prefixed test runner', 'FOO=1 pytest -x', `${W}env FOO=1 pytest -x`],
+  // The command's own environment stays the command's (cg's own invocation is insulated from it).
+  ['a PATH for the command', 'PATH=/opt/py/bin pytest', `${W}env PATH=/opt/py/bin pytest`],
+  ['a cache dir for the command', 'XDG_CACHE_HOME=/x pytest', `${W}env XDG_CACHE_HOME=/x pytest`],
+  [
+    'NODE_OPTIONS for the command',
+    'NODE_OPTIONS="--require ./missing.js" pytest',
+    `${W}env NODE_OPTIONS="--require ./missing.js" pytest`,
+  ],
+  ['an array assignment', 'arr[0]=1 pytest', null],
+  ['an assignment the shell expands', 'X=$HOME/a pytest', null],
+  ['an appending assignment', 'X+=1 pytest', null],
   ['a line continuation', 'pytest -x \\\n  tests/unit', `${W}pytest -x \\\n  tests/unit`],
   [
-    'a command substitution in the arguments',
+    'a command substitution in the arguments (Codex rules cannot be checked)',
     "pytest $(git diff --name-only -- '*.py')",
-    `${W}pytest $(git diff --name-only -- '*.py')`,
+    null,
   ],
   [
-    'backticks in the arguments',
+    'backticks in the arguments (Codex rules cannot be checked)',
     'go test `go list ./... | grep -v vendor`',
-    `${W}go test \`go list ./... | grep -v vendor\``,
+    null,
   ],
   ['stdin from a file', 'npm test < /dev/null', `${W}npm test < /dev/null`],
   // git
@@ -65,7 +90,7 @@ const TABLE: readonly [string, string, string | null][] = [
   ['git status --short', 'git status --short', `${W}git status --short`],
   ['git log', 'git log --oneline -20', `${W}git log --oneline -20`],
   ['git diff', 'git diff --stat', `${W}git diff --stat`],
-  ['git branch (no filter)', 'git branch -a', null],
+  ['git branch (Codex may ask about it)', 'git branch -a', null],
   [
     'git commit with a heredoc message',
     'git commit -m "$(cat <<\'EOF\'\nfix: keep exit codes\n\nCo-Authored-By: Claude <noreply@anthropic.com>\nEOF\n)"',
@@ -120,145 +145,136 @@ const TABLE: readonly [string, string, string | null][] = [
   ['an unterminated quote', "pytest -k 'broken", null],
   ['a command no filter handles', './scripts/deploy.sh staging', null],
   ['ls (a filter handles it)', 'ls -la', `${W}ls -la`],
+  ['cat of a log (read-only, output-heavy)', 'cat logs/app.log', `${W}cat logs/app.log`],
+  ['grep -rn (read-only, output-heavy)', 'grep -rn TODO src', `${W}grep -rn TODO src`],
+  ['git push (Codex may ask about it)', 'git push --force origin main', null],
 ];
 
-describe('cg hook claude on recorded PreToolUse payloads', () => {
+describe('cg hook codex on recorded PreToolUse payloads', () => {
   it('has a table of at least 40 real-looking commands', () => {
     expect(TABLE.length).toBeGreaterThanOrEqual(40);
   });
 
   for (const [what, command, expected] of TABLE) {
     it(`${expected === null ? 'leaves alone' : 'wraps'}: ${what}`, async () => {
-      const answer = await hookAnswer('claude', claudePayload(command), { filters: fakeFilters, env: {} });
+      const answer = await hookAnswer('codex', payload(command), deps());
       if (expected === null) {
         expect(answer).toBeUndefined();
         return;
       }
-      expect(answer).toBeDefined();
       expect(answer!.endsWith('\n')).toBe(true);
       expect(JSON.parse(answer!)).toEqual({
         hookSpecificOutput: {
           hookEventName: 'PreToolUse',
-          updatedInput: { command: expected, description: 'Run the command' },
+          permissionDecision: 'allow',
+          updatedInput: { command: expected },
         },
       });
     });
   }
 
-  it('prints exactly one JSON line with the whole tool_input and no permissionDecision', async () => {
-    const payload = claudePayload('cargo test', {
-      tool_input: { command: 'cargo test', description: 'Run tests', timeout: 600000 },
-    });
-    const answer = await hookAnswer('claude', payload, { filters: fakeFilters, env: {} });
-    expect(answer).toBe(
-      `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"${W}cargo test","description":"Run tests","timeout":600000}}}\n`,
-    );
-    expect(answer).not.toContain('permissionDecision');
-  });
-
   it('gives no output for its own rewrite (running the hook twice changes nothing)', async () => {
     for (const [, , expected] of TABLE) {
       if (expected === null) continue;
-      expect(
-        await hookAnswer('claude', claudePayload(expected), { filters: fakeFilters, env: {} }),
-      ).toBeUndefined();
+      expect(await hookAnswer('codex', payload(expected), deps())).toBeUndefined();
     }
   });
 
+  it('names cg by absolute path by default: node and the cg script', async () => {
+    const answer = await hookAnswer('codex', payload('make'), { ...deps(), invocation: undefined });
+    const command = JSON.parse(answer!).hookSpecificOutput.updatedInput.command as string;
+    expect(command).toContain(`${process.execPath} `);
+    expect(command).toMatch(
+      /^CG_SESSION=\S+ CG_READER=model CG_HOST=codex CG_VIA=hook \/\S+ \/\S+ run -- make$/,
+    );
+  });
+
+  it('leaves a command alone when a Codex rule names it or cg, and asks about every command of a list', async () => {
+    const asked: string[][][] = [];
+    const ruled: PolicyCheck = async (argvs) => {
+      asked.push(argvs.map((a) => [...a]));
+      return argvs.some((a) => a[0] === 'git') ? { matched: true, why: 'a rule' } : { matched: false };
+    };
+    expect(await hookAnswer('codex', payload('git status'), deps({ codexPolicy: ruled }))).toBeUndefined();
+    expect(
+      await hookAnswer('codex', payload('git status && make'), deps({ codexPolicy: ruled })),
+    ).toBeUndefined();
+    expect(
+      await hookAnswer('codex', payload('cd sub && make -j2'), deps({ codexPolicy: ruled })),
+    ).toBeDefined();
+    expect(asked.at(-1)).toEqual([
+      ['cd', 'sub'],
+      ['make', '-j2'],
+      ['cg', 'run', '--'],
+    ]);
+  });
+
+  it('leaves a command alone when a word depends on the shell, since the rules cannot be checked', async () => {
+    expect(await hookAnswer('codex', payload('make $TARGET'), deps())).toBeUndefined();
+  });
+
   it('prints nothing when CG_DISABLE=1 is set for the hook', async () => {
-    const answer = await hookAnswer('claude', claudePayload('pytest'), {
-      filters: fakeFilters,
-      env: { CG_DISABLE: '1' },
-    });
-    expect(answer).toBeUndefined();
+    expect(await hookAnswer('codex', payload('pytest'), deps({ env: { CG_DISABLE: '1' } }))).toBeUndefined();
   });
 
-  it('leaves other tools, other events and background Bash calls alone', async () => {
-    const read = JSON.stringify({
-      session_id: SESSION,
-      hook_event_name: 'PreToolUse',
-      tool_name: 'Read',
-      tool_input: { file_path: '/x' },
-    });
-    const post = claudePayload('pytest', { hook_event_name: 'PostToolUse' });
-    const bg = claudePayload('pytest', { tool_input: { command: 'pytest', run_in_background: true } });
-    for (const p of [read, post, bg])
-      expect(await hookAnswer('claude', p, { filters: fakeFilters, env: {} })).toBeUndefined();
-  });
-
-  it('prints nothing on input it cannot read, or when the filters fail to load', async () => {
-    for (const p of ['', 'not json', '[]', '{"tool_name":"Bash","tool_input":{"command":42}}'])
-      expect(await hookAnswer('claude', p, { filters: fakeFilters, env: {} })).toBeUndefined();
+  it('prints nothing on input it cannot read, for other tools, or when the filters fail to load', async () => {
+    for (const p of [
+      '',
+      'not json',
+      '[]',
+      payload(42),
+      payload(['bash', '-lc', 'cargo test']),
+      payload('make', { tool_name: 'apply_patch' }),
+    ])
+      expect(await hookAnswer('codex', p, deps())).toBeUndefined();
     const broken = () => {
       throw new Error('bad filter file');
     };
-    expect(await hookAnswer('claude', claudePayload('pytest'), { filters: broken, env: {} })).toBeUndefined();
+    expect(await hookAnswer('codex', payload('pytest'), deps({ filters: broken }))).toBeUndefined();
   });
 
   it('wraps without CG_SESSION when the payload has no usable session id', async () => {
     for (const session_id of [undefined, '', 'x y; rm -rf /']) {
-      const answer = await hookAnswer('claude', claudePayload('make', { session_id }), {
-        filters: fakeFilters,
-        env: {},
-      });
-      expect(JSON.parse(answer!).hookSpecificOutput.updatedInput.command).toBe('cg run -- make');
+      const answer = await hookAnswer('codex', payload('make', { session_id }), deps());
+      expect(JSON.parse(answer!).hookSpecificOutput.updatedInput.command).toBe(
+        'CG_READER=model CG_HOST=codex CG_VIA=hook cg run -- make',
+      );
     }
-  });
-
-  it('asks the filters about each candidate command alone, and only about candidates', async () => {
-    const filters = fakeFilters();
-    await hookAnswer('claude', claudePayload('cd app && FOO=1 make -j2 && vim x && git log | head'), {
-      filters: () => filters,
-      env: {},
-    });
-    expect(filters.asked).toEqual(['make -j2']);
   });
 
   it('looks filters up for the directory the agent works in', async () => {
     const dirs: string[] = [];
-    await hookAnswer('claude', claudePayload('make'), {
-      filters: (cwd) => {
-        dirs.push(cwd);
-        return fakeFilters();
-      },
-      env: {},
-    });
+    await hookAnswer(
+      'codex',
+      payload('make'),
+      deps({
+        filters: (cwd: string) => {
+          dirs.push(cwd);
+          return fakeFilters();
+        },
+      }),
+    );
     expect(dirs).toEqual(['/home/dev/todo-app']);
   });
 });
 
-describe('cg hook codex', () => {
-  const codexPayload = (command: unknown, tool_name = 'Bash') =>
-    JSON.stringify({
-      session_id: '019a5f3c-8e2b-7d41-9c0e-2f6a1b3c4d5e',
-      turn_id: '1',
-      transcript_path: null,
-      cwd: '/home/dev/todo-app',
-      hook_event_name: 'PreToolUse',
-      model: 'gpt-5-codex',
-      permission_mode: 'default',
-      tool_name,
-      tool_use_id: 'call_abc123',
-      tool_input: { command },
-    });
-
-  it('rewrites with the allow decision Codex requires next to updatedInput', async () => {
-    const answer = await hookAnswer('codex', codexPayload('cargo test'), { filters: fakeFilters, env: {} });
-    expect(JSON.parse(answer!)).toEqual({
-      hookSpecificOutput: {
-        hookEventName: 'PreToolUse',
-        permissionDecision: 'allow',
-        updatedInput: { command: 'CG_SESSION=019a5f3c-8e2b-7d41-9c0e-2f6a1b3c4d5e cg run -- cargo test' },
-      },
-    });
+describe('cg hook claude', () => {
+  it('does nothing for a PreToolUse call: the command runs exactly as the user approved it', async () => {
+    for (const command of ['pytest', 'git status', 'cargo test 2>&1']) {
+      const pre = payload(command, { permission_mode: 'default' });
+      expect(await hookAnswer('claude', pre, deps())).toBeUndefined();
+    }
   });
 
-  it('prints nothing for what it leaves alone, and for an argv-style command', async () => {
-    for (const p of [
-      codexPayload('git log | head'),
-      codexPayload(['bash', '-lc', 'cargo test']),
-      codexPayload('make', 'apply_patch'),
-    ])
-      expect(await hookAnswer('codex', p, { filters: fakeFilters, env: {} })).toBeUndefined();
+  it('leaves a small PostToolUse output alone without loading anything', async () => {
+    const post = JSON.stringify({
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_response: { stdout: 'a\nb\n', stderr: '', interrupted: false, isImage: false },
+    });
+    const lines: string[] = [];
+    expect(await hookAnswer('claude', post, deps({ debug: (l: string) => lines.push(l) }))).toBeUndefined();
+    expect(lines.join('\n')).toMatch(/under 1024 characters/);
   });
 });

@@ -58,9 +58,10 @@ describe('cg store info', () => {
     newestMtimeMs: NOW - 5 * 60_000,
   });
 
-  it('prints dir, entries, size against the cap, oldest and newest age, ttl and compression', async () => {
+  it('prints the backend, dir, entries, size against the cap, oldest and newest age, ttl and compression', async () => {
     expect(await storeCommand('info', populated, { now: NOW })).toBe(
       [
+        'backend   disk',
         'dir       /cache/cg/store',
         'entries   3',
         'size      3.4 MiB of 512 MiB cap',
@@ -85,6 +86,7 @@ describe('cg store info', () => {
 
   it('gives a stable JSON object with every key present', async () => {
     expect(JSON.parse(await storeCommand('info', populated, { json: true, now: NOW }))).toEqual({
+      backend: 'disk',
       dir: '/cache/cg/store',
       entries: 3,
       bytes: 3 * 1024 * 1024 + 400 * 1024,
@@ -95,6 +97,51 @@ describe('cg store info', () => {
       newest: '2025-01-15T11:55:00.000Z',
       oldestAgeSeconds: 2 * 86_400,
       newestAgeSeconds: 300,
+      server: null,
+      local: null,
+    });
+  });
+
+  it('says which server, prefix and memory policy a Redis store has, and its local store', async () => {
+    const redis = fakeStore({
+      dir: 'redis://:***@10.0.0.5:6379/0#team-a:',
+      backend: 'redis',
+      entries: 2,
+      bytes: 2048,
+      maxBytes: 0,
+      server: {
+        url: 'redis://:***@10.0.0.5:6379/0',
+        prefix: 'team-a:',
+        version: '7.2.4',
+        usedMemory: 3 * 1024 * 1024,
+        maxMemory: 256 * 1024 * 1024,
+        maxMemoryPolicy: 'noeviction',
+      },
+      local: {
+        dir: '/cache/cg/store',
+        entries: 1,
+        bytes: 10,
+        ttlDays: 14,
+        maxBytes: 1,
+        compress: true,
+        fallback: true,
+        cache: false,
+      },
+    });
+    const text = await storeCommand('info', redis, { now: NOW });
+    expect(text).toMatch(/^backend\s+redis$/m);
+    expect(text).toMatch(/^server\s+redis:\/\/:\*\*\*@10\.0\.0\.5:6379\/0 \(Redis 7\.2\.4\)$/m);
+    expect(text).toMatch(/^prefix\s+team-a:$/m);
+    expect(text).toMatch(
+      /^memory\s+3 MiB used of 256 MiB maxmemory, policy noeviction \(a full server refuses/m,
+    );
+    expect(text).toMatch(/^ttl\s+14 days, renewed by every use$/m);
+    expect(text).toMatch(/^local\s+\/cache\/cg\/store \(fallback\): 1 entry, 10 B$/m);
+    const json = JSON.parse(await storeCommand('info', redis, { json: true, now: NOW }));
+    expect(json).toMatchObject({
+      backend: 'redis',
+      server: { prefix: 'team-a:' },
+      local: { fallback: true },
     });
   });
 

@@ -50,6 +50,19 @@ describe('cg trust', () => {
     expect(r.status()).toBe('trusted');
   });
 
+  it('names the Redis server a trusted config sends originals to, never its password', async () => {
+    const r = repo();
+    writeFileSync(
+      join(r.cwd, '.cg.yaml'),
+      'store: { url: "redis://ci:hunter2@10.0.0.5:6380/1", prefix: "proj:" }\n',
+    );
+    const t = await r.run();
+    expect(t.out).toContain(
+      '  store: originals sent to the Redis server redis://ci:***@10.0.0.5:6380/1 under proj: (unless CG_STORE_URL is set)\n',
+    );
+    expect(t.out).not.toContain('hunter2');
+  });
+
   it('shows the files and the status without changing anything, from a subdirectory', async () => {
     const r = repo();
     writeFileSync(join(r.cwd, '.cg.yaml'), 'preset: safe\n');

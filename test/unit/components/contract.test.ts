@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolOutput } from '../../../src/component.js';
 import { COMPONENTS } from '../../../src/components/index.js';
 import type { Transcript } from '../../../src/input/transcript.js';
-import { runPipeline } from '../../../src/pipeline.js';
+import { runPipeline } from '../../../src/pipeline/run.js';
 import { markerKeys } from '../../../src/store/marker.js';
 import { createTokens } from '../../../src/tokens.js';
 import { compileYaml, staticSource } from '../../filter-source.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MARKER_SLOT } from '../../../src/component.js';
 import { dedup } from '../../../src/components/dedup.js';
-import { context, output } from '../../helpers.js';
+import { candidate, context } from '../../helpers.js';
 
 const big = Array.from({ length: 200 }, (_, i) => `line ${i}: some output`).join('\n');
 const ctx = context({ format: 'anthropic' });
@@ -9,10 +9,10 @@ const ctx = context({ format: 'anthropic' });
 describe('dedup', () => {
   it('replaces a later copy of an earlier output and keeps the first', async () => {
     const outs = [
-      output(big, { id: 'a', messageIndex: 1 }),
-      output('other', { id: 'b', messageIndex: 3 }),
-      output(big, { id: 'c', messageIndex: 5 }),
-      output(big, { id: 'd', messageIndex: 7 }),
+      candidate(big, { id: 'a', messageIndex: 1 }),
+      candidate('other', { id: 'b', messageIndex: 3 }),
+      candidate(big, { id: 'c', messageIndex: 5 }),
+      candidate(big, { id: 'd', messageIndex: 7 }),
     ];
     const r = await dedup.run(outs, dedup.defaults, ctx);
     expect([...r.keys()]).toEqual(['c', 'd']);
@@ -24,21 +24,21 @@ describe('dedup', () => {
     });
   });
 
-  it('leaves copies under min_tokens, errors and verbatim content alone', async () => {
+  it('leaves copies under min_tokens, and outputs the gates keep, alone', async () => {
     const small = 'ok\n';
     const outs = [
-      output(small, { id: 'a' }),
-      output(small, { id: 'b' }),
-      output(big, { id: 'c' }),
-      output(big, { id: 'd', isError: true }),
-      output(big, { id: 'e', rewritable: false }),
+      candidate(small, { id: 'a' }),
+      candidate(small, { id: 'b' }),
+      candidate(big, { id: 'c' }),
+      candidate(big, { id: 'd', mayChange: false }),
+      candidate(big, { id: 'e', mayChange: false }),
     ];
     expect((await dedup.run(outs, dedup.defaults, ctx)).size).toBe(0);
     expect([...(await dedup.run(outs, { min_tokens: 0 }, ctx)).keys()]).toEqual(['b']);
   });
 
   it('treats texts that differ by one byte as different', async () => {
-    const outs = [output(big, { id: 'a' }), output(`${big} `, { id: 'b' })];
+    const outs = [candidate(big, { id: 'a' }), candidate(`${big} `, { id: 'b' })];
     expect((await dedup.run(outs, dedup.defaults, ctx)).size).toBe(0);
   });
 

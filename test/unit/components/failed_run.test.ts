@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MARKER_SLOT, type ToolOutput } from '../../../src/component.js';
-import { failed_run, isReadCommand, runOutcome } from '../../../src/components/failed_run.js';
-import { context, output } from '../../helpers.js';
+import { type Candidate, MARKER_SLOT } from '../../../src/component.js';
+import { failed_run, runOutcome } from '../../../src/components/failed_run.js';
+import { isReadCommand } from '../../../src/shell/program.js';
+import { candidate, context } from '../../helpers.js';
 
 const ctx = context({ format: 'anthropic' });
 const cases = (n: number, failEvery: number) =>
@@ -30,8 +31,8 @@ const traceback = [
   'ValueError: bad input',
 ].join('\n');
 
-const run = (id: string, text: string, command: string, extra: Partial<ToolOutput> = {}) =>
-  output(text, { id, command, toolName: 'Bash', ...extra });
+const run = (id: string, text: string, command: string, extra: Partial<Candidate> = {}) =>
+  candidate(text, { id, command, toolName: 'Bash', ...extra });
 
 describe('failed_run', () => {
   it('supersedes an earlier failed run of the same command once it ran again', async () => {
@@ -62,16 +63,18 @@ describe('failed_run', () => {
       .map((l, i) => `${String(i + 1).padStart(6)}→${l}`)
       .join('\n');
     const reads = [
-      output(numbered, { id: 'r1', toolName: 'Read', path: '/repo/crash.log' }),
-      output(traceback, { id: 'r2', toolName: 'Read', path: '/repo/crash.log' }),
+      candidate(numbered, { id: 'r1', toolName: 'Read', path: '/repo/crash.log' }),
+      candidate(traceback, { id: 'r2', toolName: 'Read', path: '/repo/crash.log' }),
       run('r3', traceback, 'cat /repo/crash.log'),
       run('r4', traceback, 'cd /repo && tail -n 80 crash.log'),
       run('r5', traceback, 'git show HEAD:crash.log'),
-      output(numbered, { id: 'r6', toolName: 'Read', path: '/repo/crash.log' }),
-      output(traceback, { id: 'r7', toolName: 'Read', path: '/repo/crash.log' }),
+      candidate(numbered, { id: 'r6', toolName: 'Read', path: '/repo/crash.log' }),
+      candidate(traceback, { id: 'r7', toolName: 'Read', path: '/repo/crash.log' }),
       run('r8', traceback, 'cat /repo/crash.log'),
       run('r9', traceback, 'cd /repo && tail -n 80 crash.log'),
       run('r10', traceback, 'git show HEAD:crash.log'),
+      run('r11', traceback, 'sudo cat /repo/crash.log'),
+      run('r12', traceback, 'sudo cat /repo/crash.log'),
     ];
     for (const o of reads) expect(runOutcome(o)).toBeUndefined();
     expect((await failed_run.run(reads, { min_tokens: 0 }, ctx)).size).toBe(0);
@@ -109,9 +112,9 @@ describe('failed_run', () => {
     expect(isReadCommand('git commit -m x')).toBe(false);
   });
 
-  it('leaves an error result and a small failed run alone', async () => {
+  it('leaves a run the gates keep, and a small failed run, alone', async () => {
     const outs = [
-      run('a', pytestFail, 'pytest', { isError: true }),
+      run('a', pytestFail, 'pytest', { mayChange: false }),
       run('b', 'FAILED x\n1 failed', 'pytest'),
     ];
     outs.push(run('c', pytestPass, 'pytest'));

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/component.js';
-import { findJsonBlocks, format } from '../../../src/components/format.js';
-import { compactJson, MAX_JSON_DEPTH, scanJson } from '../../../src/components/json-text.js';
+import { format } from '../../../src/components/format.js';
 import { ConfigError } from '../../../src/errors.js';
+import { jsonDocuments } from '../../../src/json/documents.js';
+import { compactJson, MAX_JSON_DEPTH, scanJson } from '../../../src/json/text.js';
 import { context, corpusPath, HAS_CORPUS, output } from '../../helpers.js';
 
 const cfg = format.defaults;
@@ -42,15 +43,11 @@ describe('format', () => {
     expect(await rewritten('  {"a": 1, "b": [1, 2]}  \n')).toBe('  {"a":1,"b":[1,2]}  \n');
   });
 
-  it('compacts pretty JSON blocks embedded in a log and leaves the surrounding text untouched', async () => {
+  it('compacts pretty JSON a program printed into a log, and nothing around it', async () => {
     const log = [
       '2024-05-01 12:00:00 INFO  request sent   (attempt 1)',
       'response: {',
-      '  "status": "ok",',
-      '  "items": [',
-      '    1,',
-      '    2',
-      '  ]',
+      '  "status": "ok"',
       '}  trailing   text',
       'between blocks: [x] and {not json}',
       '[',
@@ -62,13 +59,34 @@ describe('format', () => {
     expect(await rewritten(log)).toBe(
       [
         '2024-05-01 12:00:00 INFO  request sent   (attempt 1)',
-        'response: {"status":"ok","items":[1,2]}  trailing   text',
+        'response: {',
+        '  "status": "ok"',
+        '}  trailing   text',
         'between blocks: [x] and {not json}',
         '[{"id":1}]',
         'done.',
         '',
       ].join('\n'),
     );
+  });
+
+  it('compacts the content of a fenced json block', async () => {
+    const md = 'The reply:\n\n```json\n{\n  "a": [\n    1\n  ]\n}\n```\n\nand more prose { with braces }.\n';
+    expect(await rewritten(md)).toBe(
+      'The reply:\n\n```json\n{"a":[1]}\n```\n\nand more prose { with braces }.\n',
+    );
+  });
+
+  it('never touches { … } in code, a diff or prose: it is not a whole JSON document there', async () => {
+    for (const text of [
+      '@@ -1,3 +1,3 @@ function f() {\n }\n-a\n+b\n',
+      'class A {\n}\nfunction g() {\n}\nconst x = [\n];\n',
+      'void f()\n{\n}\n',
+      ' {\n   "name": "x",\n   "private": true\n }\n-  "a": 1\n+  "a": 2\n',
+      '     1→{\n     2→  "a": 1\n     3→}\n',
+      '[ERROR] parse failed at {\n  "line": 3\n} (see above',
+    ])
+      expect((await run(text)).kind, JSON.stringify(text)).toBe('skip');
   });
 
   it('leaves single-line JSON inside other text alone (code an agent may match verbatim)', async () => {
@@ -87,11 +105,6 @@ describe('format', () => {
 
   it('compacts a block at the very start of the output followed by other text', async () => {
     expect(await rewritten('{\n  "a": [\n    1\n  ]\n}\nexit 0\n')).toBe('{"a":[1]}\nexit 0\n');
-  });
-
-  it('finds a valid block inside an unterminated outer bracket', async () => {
-    const text = '[ERROR] parse failed at {\n  "line": 3\n} (see above';
-    expect(await rewritten(text)).toBe('[ERROR] parse failed at {"line":3} (see above');
   });
 
   it('skips already-compact JSON', async () => {
@@ -123,9 +136,7 @@ describe('format', () => {
 
   it('stays linear on deeply nested unterminated brackets', () => {
     const text = '['.repeat(200_000) + '\n';
-    const blocks: number[][] = [];
-    expect(findJsonBlocks(text, (a, b) => blocks.push([a, b]))).toBe(0);
-    expect(blocks).toEqual([]);
+    expect(jsonDocuments(text)).toEqual([]);
   });
 
   it('compacts a multi-MB pretty JSON output whitespace-only', async () => {

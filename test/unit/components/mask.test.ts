@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MARKER_SLOT } from '../../../src/component.js';
 import { mask } from '../../../src/components/mask.js';
-import { context, output } from '../../helpers.js';
+import { candidate, context } from '../../helpers.js';
 
 const big = (i: number) => Array.from({ length: 100 }, (_, k) => `output ${i} line ${k}`).join('\n');
 const ctx = context({ format: 'anthropic' });
@@ -9,7 +9,7 @@ const ctx = context({ format: 'anthropic' });
 describe('mask', () => {
   it('masks every output older than the newest three', async () => {
     const outs = Array.from({ length: 6 }, (_, i) =>
-      output(big(i), { id: `o${i}`, messageIndex: 2 * i + 1 }),
+      candidate(big(i), { id: `o${i}`, messageIndex: 2 * i + 1 }),
     );
     const r = await mask.run(outs, mask.defaults, ctx);
     expect([...r.keys()]).toEqual(['o0', 'o1', 'o2']);
@@ -23,18 +23,18 @@ describe('mask', () => {
 
   it('keeps every output of the newest message, however many, since the model has not read them', async () => {
     const outs = [
-      output(big(0), { id: 'old', messageIndex: 1 }),
-      ...Array.from({ length: 5 }, (_, i) => output(big(i + 1), { id: `new${i}`, messageIndex: 3 })),
+      candidate(big(0), { id: 'old', messageIndex: 1 }),
+      ...Array.from({ length: 5 }, (_, i) => candidate(big(i + 1), { id: `new${i}`, messageIndex: 3 })),
     ];
     expect([...(await mask.run(outs, mask.defaults, ctx)).keys()]).toEqual(['old']);
   });
 
-  it('leaves small older outputs, errors and verbatim content alone', async () => {
+  it('leaves small older outputs, and outputs the gates keep, alone', async () => {
     const outs = [
-      output('tiny', { id: 'a', messageIndex: 1 }),
-      output(big(1), { id: 'b', messageIndex: 3, isError: true }),
-      output(big(2), { id: 'c', messageIndex: 5, rewritable: false }),
-      ...Array.from({ length: 3 }, (_, i) => output(big(i + 3), { id: `n${i}`, messageIndex: 7 + 2 * i })),
+      candidate('tiny', { id: 'a', messageIndex: 1 }),
+      candidate(big(1), { id: 'b', messageIndex: 3, mayChange: false }),
+      candidate(big(2), { id: 'c', messageIndex: 5, mayChange: false }),
+      ...Array.from({ length: 3 }, (_, i) => candidate(big(i + 3), { id: `n${i}`, messageIndex: 7 + 2 * i })),
     ];
     expect((await mask.run(outs, mask.defaults, ctx)).size).toBe(0);
   });

@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { MARKER_SLOT, type ToolOutput } from '../../../src/component.js';
+import { type Candidate, MARKER_SLOT } from '../../../src/component.js';
 import { phi_evict, WEIGHTS } from '../../../src/components/phi_evict.js';
-import { context, output } from '../../helpers.js';
+import type { ToolOutput, Transcript } from '../../../src/input/transcript.js';
+import { runPipeline } from '../../../src/pipeline/run.js';
+import { createTokens } from '../../../src/tokens.js';
+import { candidate, context } from '../../helpers.js';
+import { MemoryStore } from '../../memory-store.js';
 
 const filler = (topic: string, n: number) =>
   Array.from({ length: n }, (_, i) => `${topic} entry ${i} alpha beta gamma`).join('\n');
 
 function transcript(texts: string[], lastUser: string) {
-  const outputs: ToolOutput[] = texts.map((t, i) => output(t, { id: `o${i}`, messageIndex: 2 * i + 2 }));
+  const outputs: Candidate[] = texts.map((t, i) => candidate(t, { id: `o${i}`, messageIndex: 2 * i + 2 }));
   const messages = [{ role: 'user', text: 'start' }];
   for (const t of texts)
     messages.push({ role: 'assistant', text: '[tool_use Bash]' }, { role: 'user', text: t });
@@ -43,9 +47,9 @@ describe('phi_evict', () => {
     });
   });
 
-  it('never evicts the newest output, errors or verbatim content', async () => {
+  it('never evicts the newest output, or one the gates keep', async () => {
     const { outputs, ctx } = transcript([filler('a', 10), filler('b', 400)], 'x');
-    outputs[0]!.isError = true;
+    outputs[0]!.mayChange = false;
     const r = await phi_evict.run(outputs, phi_evict.parseConfig({ budget_tokens: 10 }), ctx);
     expect(r.size).toBe(0);
   });
@@ -56,5 +60,39 @@ describe('phi_evict', () => {
     expect(WEIGHTS.conservative).toEqual([0.45, 0.2, 0.05, 0.05]);
     expect(phi_evict.parseConfig({ profile: 'aggressive' }).profile).toBe('aggressive');
     expect(() => phi_evict.parseConfig({ profile: 'wild' })).toThrow(/profile: expected one of/);
+  });
+});
+
+describe('phi_evict in the pipeline', () => {
+  it('evicts down to the budget when the oldest output already carries a marker (the gates keep it)', async () => {
+    const tokens = createTokens();
+    // Four outputs of about 1,280 tokens each; the oldest went through `cg run` and carries a marker.
+    const texts = ['oldest', 'second', 'third', 'newest'].map((topic, i) => {
+      const body = filler(`${topic} ${i}`, 180);
+      return i === 0 ? `${body}\n<<cg:0123456789abcdef>> [full output: cg expand 0123456789abcdef]` : body;
+    });
+    const outputs: ToolOutput[] = texts.map((text, i) => ({
+      id: `o${i}`,
+      text,
+      rewritable: true,
+      isError: false,
+      messageIndex: 2 * i + 2,
+    }));
+    const messages = [{ role: 'user', text: 'start' }];
+    for (const t of texts)
+      messages.push({ role: 'assistant', text: '[tool_use Bash]' }, { role: 'user', text: t });
+    const t: Transcript = { format: 'anthropic', outputs, messages, write: () => '' };
+    let before = 0;
+    for (const o of outputs) before += await tokens.count(o.text);
+    const budget = Math.round(before * 0.6);
+    const r = await runPipeline(t, {
+      stages: [{ component: phi_evict, config: phi_evict.parseConfig({ budget_tokens: budget }) }],
+      store: new MemoryStore(),
+      tokens,
+    });
+    let after = 0;
+    for (const o of outputs) after += await tokens.count(r.rewrites.get(o.id) ?? o.text);
+    expect(r.rewrites.has('o0')).toBe(false);
+    expect(after).toBeLessThanOrEqual(budget);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_HEADER } from '../../../src/components/summarize.js';
 import { type CompactOptions, compactText } from '../../../src/engine.js';
-import type { PipelineEvent } from '../../../src/pipeline.js';
+import type { PipelineEvent } from '../../../src/pipeline/run.js';
 import { markerKeys } from '../../../src/store/marker.js';
 import { createTokens } from '../../../src/tokens.js';
 import { type ModelServer, type RecordedRequest, startModelServer, textReply } from '../../llm-server.js';
@@ -319,7 +319,7 @@ describe('summarize after cacheinject', () => {
     const { cacheinject } = await import('../../../src/components/cacheinject.js');
     const { summarize } = await import('../../../src/components/summarize.js');
     const { readTranscript } = await import('../../../src/input/read.js');
-    const { runPipeline } = await import('../../../src/pipeline.js');
+    const { runPipeline } = await import('../../../src/pipeline/run.js');
     const body = anthropicBody(6);
     // Block content, so cacheinject has a block to mark on the message before the newest turn.
     body.messages[body.messages.length - 2] = {

@@ -22,6 +22,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { precompileBuiltins } from '../../../src/dsl/builtins.js';
 import { compileFilter, patternsOf } from '../../../src/dsl/compile.js';
+import {
+  hasFailureSignal as hasErrorSignal,
+  FAILURE_SIGNAL as SIGNAL,
+} from '../../../src/dsl/failure-lines.js';
 import { compileRegex, passes } from '../../../src/dsl/regex.js';
 import { byPriority, selectFilter, selectorFor } from '../../../src/dsl/registry.js';
 import type { FilterSpec } from '../../../src/dsl/schema.js';
@@ -29,22 +33,6 @@ import { splitLines, stripAnsiText, truncateLine } from '../../../src/dsl/stages
 import type { FilterTest } from '../../../src/dsl/types.js';
 import { runTests } from '../../../src/dsl/verify.js';
 import { ROOT } from '../../helpers.js';
-
-const SIGNAL =
-  /\b(?:errors?|fail(?:s|ed|ures?)?|panic(?:ked|s)?|fatal|exceptions?|assert(?:ions?|s)?|traceback)\b|\b\w+(?:error|exception)\b|npm err!|\b\d+ warnings?\b|\bwarnings? summary\b/gi;
-const ZERO_BEFORE = /\b(?:0|no|zero|without)\s+$/i;
-const ZERO_AFTER = /^\s*[:=]\s*0\b/;
-
-/** Whether a (normalised) line carries an error signal that does not count zero. */
-function hasErrorSignal(line: string): boolean {
-  for (const m of line.matchAll(SIGNAL)) {
-    const before = line.slice(0, m.index);
-    const after = line.slice(m.index + m[0].length);
-    if (ZERO_BEFORE.test(before) || ZERO_AFTER.test(after)) continue;
-    return true;
-  }
-  return false;
-}
 
 /**
  * A signal line whose text from its first signal word on ends a line of the expected output counts

@@ -1,8 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { unifiedDiff } from '../../../src/hook/diff.js';
-import { installHook, isCgHookCommand, uninstallHook } from '../../../src/hook/settings.js';
+import {
+  type Edit,
+  installHooks,
+  isCgHookCommand,
+  isEmptyDocument,
+  removeMember,
+  setMember,
+  uninstallHooks,
+  valueAt,
+} from '../../../src/hook/settings.js';
 
-const entry = { matcher: 'Bash', command: 'cg hook claude', timeout: 10 };
+const entry = {
+  event: 'PostToolUse',
+  matcher: 'Bash|Read',
+  command: "'/usr/bin/node' '/opt/cg/bin/cg.js' hook claude",
+  timeout: 10,
+};
+const entries = [entry];
+const LEGACY = ['PreToolUse'];
 
 const withOtherHooks = `${JSON.stringify(
   {
@@ -18,90 +34,139 @@ const withOtherHooks = `${JSON.stringify(
   2,
 )}\n`;
 
-function edit(r: ReturnType<typeof installHook>) {
-  if (!r.ok) throw new Error(r.reason);
-  return r;
+/** A hand-written settings file: tabs, one-line arrays, a comment, odd spacing, no final newline. */
+const HANDWRITTEN = `{
+\t"model": "opus",   // the one I like
+\t"permissions": { "allow": ["Bash(npm test:*)", "Read"],   "deny": [] },
+\t"hooks": {
+\t\t"PreToolUse": [ { "matcher": "Write", "hooks": [ { "type": "command", "command": "guard.sh" } ] } ]
+\t}
+}`;
+
+async function edit(r: Promise<Edit> | Edit) {
+  const e = await r;
+  if (!e.ok) throw new Error(e.reason);
+  return e;
 }
 
 describe('hook settings', () => {
   it('recognises cg hook commands, however cg is reached', () => {
-    for (const c of ['cg hook claude', '/usr/local/bin/cg hook codex', 'node /opt/cg/bin/cg.js hook claude'])
+    for (const c of [
+      'cg hook claude',
+      '/usr/local/bin/cg hook codex',
+      'node /opt/cg/bin/cg.js hook claude',
+      "'/usr/bin/node' '/opt/cg/bin/cg.js' hook gemini --mcp-tool mcp_cg_cg_expand",
+    ])
       expect(isCgHookCommand(c)).toBe(true);
     for (const c of ['cgx hook claude', 'echo cg hook', 'cg run -- make', 42])
       expect(isCgHookCommand(c)).toBe(false);
   });
 
-  it('adds one PreToolUse group for Bash and keeps every other setting and hook in place', () => {
-    const once = edit(installHook(withOtherHooks, entry));
+  it('adds one group under the event and keeps every other setting and hook in place', async () => {
+    const once = await edit(installHooks(withOtherHooks, entries, LEGACY));
     expect(once.changed).toBe(true);
-    const parsed = JSON.parse(once.text);
-    expect(parsed.hooks.PreToolUse).toEqual([
-      { matcher: 'Write|Edit', hooks: [{ type: 'command', command: '~/bin/guard.sh' }] },
-      { matcher: 'Bash', hooks: [{ type: 'command', command: 'cg hook claude', timeout: 10 }] },
+    const j = JSON.parse(once.text);
+    expect(j.hooks.PostToolUse).toEqual([
+      { matcher: 'Bash', hooks: [{ type: 'command', command: 'jq . >> ~/bash.log' }] },
+      { matcher: 'Bash|Read', hooks: [{ type: 'command', command: entry.command, timeout: 10 }] },
     ]);
-    const { hooks: _a, ...restAfter } = parsed;
-    const { hooks: _b, ...restBefore } = JSON.parse(withOtherHooks);
-    expect(restAfter).toEqual(restBefore);
-    expect(parsed.hooks.PostToolUse).toEqual(JSON.parse(withOtherHooks).hooks.PostToolUse);
-    expect(Object.keys(parsed)).toEqual(Object.keys(JSON.parse(withOtherHooks)));
+    expect(j.hooks.PreToolUse).toEqual(JSON.parse(withOtherHooks).hooks.PreToolUse);
+    expect(j.permissions).toEqual(JSON.parse(withOtherHooks).permissions);
   });
 
-  it('is idempotent, and uninstall gives back the original bytes', () => {
-    const once = edit(installHook(withOtherHooks, entry));
-    const twice = edit(installHook(once.text, entry));
+  it("keeps the user's bytes outside the keys it edits: tabs, comments, one-line arrays, no final newline", async () => {
+    const out = (await edit(installHooks(HANDWRITTEN, entries, LEGACY))).text;
+    // Everything before the hooks object, and the user's own PreToolUse line, is byte for byte as written.
+    expect(out.startsWith(HANDWRITTEN.slice(0, HANDWRITTEN.indexOf('"hooks"')))).toBe(true);
+    expect(out).toContain(
+      '\t\t"PreToolUse": [ { "matcher": "Write", "hooks": [ { "type": "command", "command": "guard.sh" } ] } ]',
+    );
+    expect(out.endsWith('}')).toBe(true);
+    // The new entry is indented with the file's tabs.
+    expect(out).toContain('\t\t"PostToolUse": [\n\t\t\t{\n\t\t\t\t"matcher": "Bash|Read",');
+    expect(await edit(uninstallHooks(out, ['PostToolUse', ...LEGACY]))).toMatchObject({ text: HANDWRITTEN });
+  });
+
+  it('is idempotent, and uninstall gives back the original bytes', async () => {
+    const once = await edit(installHooks(withOtherHooks, entries, LEGACY));
+    const twice = await edit(installHooks(once.text, entries, LEGACY));
     expect(twice.changed).toBe(false);
     expect(twice.text).toBe(once.text);
-    const removed = edit(uninstallHook(twice.text));
-    expect(removed.changed).toBe(true);
+    const removed = await edit(uninstallHooks(twice.text, ['PostToolUse', ...LEGACY]));
     expect(removed.text).toBe(withOtherHooks);
-    expect(edit(uninstallHook(removed.text)).changed).toBe(false);
+    expect((await edit(uninstallHooks(removed.text, ['PostToolUse']))).changed).toBe(false);
   });
 
-  it('creates the structure in a missing or empty file and removes it all again', () => {
-    const created = edit(installHook(undefined, entry));
+  it("migrates an older cg's PreToolUse rewrite and an older command line to the one current entry", async () => {
+    const old = JSON.stringify(
+      {
+        hooks: {
+          PreToolUse: [
+            { matcher: 'Bash', hooks: [{ type: 'command', command: 'cg hook claude', timeout: 10 }] },
+            { matcher: 'Write', hooks: [{ type: 'command', command: 'guard.sh' }] },
+          ],
+          PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cg hook claude' }] }],
+        },
+      },
+      null,
+      2,
+    );
+    const j = JSON.parse((await edit(installHooks(old, entries, LEGACY))).text);
+    expect(j.hooks.PreToolUse).toEqual([
+      { matcher: 'Write', hooks: [{ type: 'command', command: 'guard.sh' }] },
+    ]);
+    expect(j.hooks.PostToolUse).toEqual([
+      { matcher: 'Bash|Read', hooks: [{ type: 'command', command: entry.command, timeout: 10 }] },
+    ]);
+  });
+
+  it('creates the structure in a missing or empty file and removes it all again', async () => {
+    const created = await edit(installHooks(undefined, entries, LEGACY));
     expect(JSON.parse(created.text)).toEqual({
       hooks: {
-        PreToolUse: [
-          { matcher: 'Bash', hooks: [{ type: 'command', command: 'cg hook claude', timeout: 10 }] },
+        PostToolUse: [
+          { matcher: 'Bash|Read', hooks: [{ type: 'command', command: entry.command, timeout: 10 }] },
         ],
       },
     });
-    expect(edit(uninstallHook(created.text)).text).toBe('{}\n');
+    const removed = (await edit(uninstallHooks(created.text, ['PostToolUse']))).text;
+    expect(await isEmptyDocument(removed)).toBe(true);
   });
 
-  it('keeps the file indentation and a missing final newline', () => {
-    const four = JSON.stringify({ a: 1 }, null, 4);
-    const out = edit(installHook(four, entry)).text;
-    expect(out).toMatch(/^\{\n {4}"a": 1,/);
-    expect(out.endsWith('}')).toBe(true);
-    expect(edit(uninstallHook(out)).text).toBe(four);
-  });
-
-  it('removes only cg handlers from a group it shares with others', () => {
+  it('removes only cg handlers from a group it shares with others', async () => {
     const shared = JSON.stringify({
       hooks: {
-        PreToolUse: [
+        PostToolUse: [
           {
             matcher: 'Bash',
             hooks: [
-              { type: 'command', command: 'audit.sh' },
               { type: 'command', command: 'cg hook claude' },
+              { type: 'command', command: 'log.sh' },
             ],
           },
         ],
       },
     });
-    const out = JSON.parse(edit(uninstallHook(shared)).text);
-    expect(out.hooks.PreToolUse).toEqual([
-      { matcher: 'Bash', hooks: [{ type: 'command', command: 'audit.sh' }] },
+    const out = JSON.parse((await edit(uninstallHooks(shared, ['PostToolUse']))).text);
+    expect(out.hooks.PostToolUse).toEqual([
+      { matcher: 'Bash', hooks: [{ type: 'command', command: 'log.sh' }] },
     ]);
   });
 
-  it('refuses files it should not edit', () => {
-    expect(installHook('{ "hooks": ', entry).ok).toBe(false);
-    expect(installHook('[1, 2]', entry).ok).toBe(false);
-    expect(installHook('{"hooks": []}', entry).ok).toBe(false);
-    expect(installHook('{"hooks": {"PreToolUse": {}}}', entry).ok).toBe(false);
+  it('sets and removes a member of a top-level object without touching the rest', async () => {
+    const set = await edit(
+      setMember(HANDWRITTEN, 'mcpServers', 'cg', { command: 'node', args: ['cg.js', 'mcp'] }),
+    );
+    expect(await valueAt(set.text, ['mcpServers', 'cg', 'args'])).toEqual(['cg.js', 'mcp']);
+    expect(set.text.startsWith(HANDWRITTEN.slice(0, -2))).toBe(true);
+    expect((await edit(removeMember(set.text, 'mcpServers', 'cg'))).text).toBe(HANDWRITTEN);
+  });
+
+  it('refuses files it should not edit', async () => {
+    expect((await installHooks('{ "hooks": ', entries, LEGACY)).ok).toBe(false);
+    expect((await installHooks('[1, 2]', entries, LEGACY)).ok).toBe(false);
+    expect((await installHooks('{"hooks": []}', entries, LEGACY)).ok).toBe(false);
+    expect((await installHooks('{"hooks": {"PostToolUse": {}}}', entries, LEGACY)).ok).toBe(false);
   });
 });
 

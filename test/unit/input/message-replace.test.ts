@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { MARKER_SLOT, type MessageView } from '../../../src/component.js';
-import { judgeReplace } from '../../../src/input/message-replace.js';
+import { MARKER_SLOT } from '../../../src/component.js';
 import { readTranscript } from '../../../src/input/read.js';
+import type { MessageView } from '../../../src/input/transcript.js';
+import { judgeReplacement as judgeReplace } from '../../../src/pipeline/structural-edits.js';
 
 const msgs = (n: number, bound: number[] = []): MessageView[] =>
   Array.from({ length: n }, (_, i) => ({

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { detectFormat, readTranscript } from '../../../src/input/read.js';
+import { alwaysVerbatim } from '../../../src/pipeline/gates.js';
 
 const anthropicTools = JSON.stringify({
   model: 'claude',
@@ -89,6 +90,20 @@ describe('detectFormat', () => {
   ])('treats %s as text', (_what, raw) => {
     expect(detectFormat(raw)).toBe('text');
     expect(readTranscript(raw, 'auto', {}).format).toBe('text');
+  });
+
+  it('reads a Claude Code body with "system" messages beside its top-level system prompt as Anthropic', () => {
+    // Claude Code 2.1.332 sends {role: "system"} messages inside messages, next to `system`.
+    const body = JSON.stringify({
+      model: 'claude',
+      system: [{ type: 'text', text: 'You are Claude Code.' }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'say hi' }] },
+        { role: 'system', content: [{ type: 'text', text: '# Environment' }] },
+      ],
+    });
+    expect(detectFormat(body)).toBe('anthropic');
+    expect(readTranscript(body, 'anthropic', {}).format).toBe('anthropic');
   });
 
   it('treats a large JSON document with no request keys as text without reading it as a request', () => {
@@ -217,7 +232,7 @@ describe('Transcript.write', () => {
     expect(t.outputs[0]!.rewritable).toBe(false);
   });
 
-  it('marks the output of a cg expand call as not rewritable', () => {
+  it('gives the output of a cg expand call its command, so the gates keep it verbatim', () => {
     const body = {
       messages: [
         {
@@ -229,6 +244,8 @@ describe('Transcript.write', () => {
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'e', content: 'original bytes' }] },
       ],
     };
-    expect(readTranscript(JSON.stringify(body), 'auto', {}).outputs[0]!.rewritable).toBe(false);
+    const o = readTranscript(JSON.stringify(body), 'auto', {}).outputs[0]!;
+    expect(o.command).toBe('cg expand 0123456789abcdef');
+    expect(alwaysVerbatim(o)).toBe('cg expand output');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readText } from '../../../src/input/text.js';
+import { alwaysVerbatim } from '../../../src/pipeline/gates.js';
 
 describe('readText', () => {
   it('reads the whole input as one rewritable tool output named stdin', () => {
@@ -32,7 +33,8 @@ describe('readText', () => {
     expect(t.write(new Map([['stdin', 'shorter']]))).toBe('shorter');
   });
 
-  it('marks the output of cg expand as not rewritable', () => {
-    expect(readText('x', { command: 'cg expand 0123456789abcdef' }).outputs[0]!.rewritable).toBe(false);
+  it('gives the output of cg expand its command, so the gates keep it verbatim', () => {
+    const o = readText('x', { command: 'cg expand 0123456789abcdef' }).outputs[0]!;
+    expect(alwaysVerbatim(o)).toBe('cg expand output');
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Component, MessageView, ToolOutput } from '../../../src/component.js';
-import type { Transcript } from '../../../src/input/transcript.js';
-import { type Pin, runPipeline } from '../../../src/pipeline.js';
+import type { Component } from '../../../src/component.js';
+import { format } from '../../../src/components/format.js';
+import { readTranscript } from '../../../src/input/read.js';
+import type { MessageView, ToolOutput, Transcript } from '../../../src/input/transcript.js';
+import { type Pin, runPipeline } from '../../../src/pipeline/run.js';
 import { keyOf } from '../../../src/store/keys.js';
 import { createTokens } from '../../../src/tokens.js';
 import { MemoryStore } from '../../memory-store.js';
@@ -28,20 +30,12 @@ const placeholder: Component = {
     new Map(outs.slice(0, -1).map((o) => [o.id, { kind: 'rewrite', text: 'gone', loss: 'whole' } as const])),
 };
 
-/** An output component that upper-cases. */
-const upper: Component = {
-  name: 'up',
-  lossy: false,
-  scope: 'output',
-  summary: '',
-  defaults: null,
-  parseConfig: () => null,
-  run: (o) => ({ kind: 'rewrite', text: o.text.toUpperCase().replace(/ +/g, ''), loss: 'none' }),
-};
+/** Pretty-printed JSON, which format (a lossless output component) compacts. */
+const pretty = (i: number) => JSON.stringify({ output: i, lines: big(i).split('\n') }, null, 2);
 
 const run = (t: Transcript, stages: Component[], pins: Record<string, Pin>, flushTokens: number) =>
   runPipeline(t, {
-    stages: stages.map((component) => ({ component, config: null })),
+    stages: stages.map((component) => ({ component, config: component.defaults })),
     store: new MemoryStore(),
     tokens,
     replay: { pins: new Map(Object.entries(pins)), flushTokens },
@@ -49,10 +43,10 @@ const run = (t: Transcript, stages: Component[], pins: Record<string, Pin>, flus
 
 describe('the pipeline replaying a session', () => {
   it('sends a pinned output as pinned and runs no output component on it', async () => {
-    const t = transcript([big(0), big(1)]);
-    const r = await run(t, [upper], { o0: { text: 'as sent before', final: false } }, 0);
+    const t = transcript([pretty(0), pretty(1)]);
+    const r = await run(t, [format], { o0: { text: 'as sent before', final: false } }, 0);
     expect(r.rewrites.get('o0')).toBe('as sent before');
-    expect(r.rewrites.get('o1')).toBe(big(1).toUpperCase().replace(/ +/g, ''));
+    expect(r.rewrites.get('o1')).toBe(JSON.stringify(JSON.parse(pretty(1))));
     expect(r.events.some((e) => e.reason === '1 outputs replayed as sent')).toBe(true);
   });
 
@@ -84,13 +78,18 @@ describe('the pipeline replaying a session', () => {
   });
 
   it('validates structural edits: a real block, no second breakpoint, at most four in the body', async () => {
-    const block = { type: 'text', cacheControl: false, empty: false };
-    const messages: MessageView[] = [
-      { role: 'user', text: 'a', lastBlock: block },
-      { role: 'assistant', text: 'b' },
-      { role: 'user', text: 'c', lastBlock: { ...block, cacheControl: true } },
-      { role: 'user', text: 'd', lastBlock: block },
+    const text = (t: string, cached = false) => [
+      { type: 'text', text: t, ...(cached ? { cache_control: { type: 'ephemeral' } } : {}) },
     ];
+    const body = {
+      model: 'm',
+      messages: [
+        { role: 'user', content: text('a') },
+        { role: 'assistant', content: 'b' },
+        { role: 'user', content: text('c', true) },
+        { role: 'user', content: text('d') },
+      ],
+    };
     const editing = (edits: unknown): Component => ({
       name: 'ed',
       lossy: false,
@@ -104,7 +103,7 @@ describe('the pipeline replaying a session', () => {
         return edits as never;
       },
     });
-    const t = transcript([], messages);
+    const t = readTranscript(JSON.stringify(body), 'anthropic', {});
     const all = [0, 1, 2, 3, 7, 0].map((messageIndex) => ({ kind: 'cache_breakpoint', messageIndex }));
     const r = await run(t, [editing(all)], {}, 0);
     expect(r.edits).toEqual([

@@ -22,3 +22,12 @@ describe('commandLabel', () => {
     expect(commandLabel('   ')).toBe('(no command)');
   });
 });
+
+describe('commandLabel, as programOf reads commands', () => {
+  it('labels the step that does the work, past wrappers and launchers', () => {
+    expect(commandLabel('cd app && pytest -q')).toBe('pytest');
+    expect(commandLabel('sudo -E pytest -q')).toBe('pytest');
+    expect(commandLabel('python3 -m pytest -x')).toBe('pytest');
+    expect(commandLabel('npx vitest run')).toBe('vitest run');
+  });
+});

@@ -303,3 +303,149 @@ describe('the ledger reader', () => {
     expect(counts).toEqual({ lines: n + 3, cmdOk: n + 3 });
   });
 });
+
+describe('the accounting figures', () => {
+  it('are the same as a recount of every line parsed in full: host-capped totals, recall and unfiltered commands', async () => {
+    const keys = ['000000000000000a', '000000000000000b', '000000000000000c'];
+    const line = fc.oneof(
+      fc.record({
+        e: fc.constant('run' as const),
+        h: fc.option(fc.constantFrom('claude-code', 'codex'), { nil: undefined }),
+        via: fc.option(fc.constantFrom('hook', 'pipe'), { nil: undefined }),
+      }),
+      fc.record({
+        e: fc.constant('out' as const),
+        cmd: fc.constantFrom('make', 'make -k', 'ls'),
+        h: fc.option(fc.constant('claude-code'), { nil: undefined }),
+        nf: fc.boolean(),
+        ti: fc.nat(5000),
+        to: fc.nat(100),
+        hi: fc.option(fc.nat(600), { nil: undefined }),
+        ho: fc.option(fc.nat(50), { nil: undefined }),
+        est: fc.boolean(),
+      }),
+      fc.record({
+        e: fc.constant('rw' as const),
+        c: fc.constantFrom('cmdfilter', 'collapse'),
+        f: fc.option(fc.constantFrom('git-log', 'pytest'), { nil: undefined }),
+        k: fc.option(fc.constantFrom(...keys), { nil: undefined }),
+      }),
+      fc.record({
+        e: fc.constant('skip' as const),
+        cmd: fc.constantFrom('make', 'ls'),
+        ro: fc.boolean(),
+        bi: fc.nat(9000),
+      }),
+      fc.record({
+        e: fc.constant('x' as const),
+        k: fc.constantFrom(...keys),
+        hit: fc.boolean(),
+        tr: fc.nat(900),
+        hr: fc.option(fc.nat(300), { nil: undefined }),
+        est: fc.boolean(),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 40 }), async (specs) => {
+        const { loc } = tempLedger();
+        const lines: LedgerLine[] = specs.map((x, i) => {
+          const b = { t: 1_700_000_000_000 + i, r: `r${i}` };
+          const opt = (o: Record<string, unknown>) =>
+            Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== false));
+          switch (x.e) {
+            case 'run':
+              return {
+                ...b,
+                e: 'run',
+                fmt: 'text',
+                tk: 'o200k',
+                n: 1,
+                rw: 1,
+                ub: 0,
+                ...opt({ h: x.h, via: x.via }),
+              } as LedgerLine;
+            case 'out':
+              return {
+                ...b,
+                e: 'out',
+                o: 'stdin',
+                cmd: x.cmd,
+                bi: 1,
+                bo: 1,
+                ti: x.ti + x.to,
+                to: x.to,
+                ...opt({ h: x.h, nf: x.nf ? 1 : undefined, hi: x.hi, ho: x.ho, est: x.est ? 1 : undefined }),
+              } as LedgerLine;
+            case 'rw':
+              return ev({ ...b, c: x.c, a: 'rewrite', ...opt({ f: x.f, k: x.k }) });
+            case 'skip':
+              return ev({
+                ...b,
+                c: 'cmdfilter',
+                a: 'skip',
+                cmd: x.cmd,
+                why: 'no filter matches',
+                bi: x.bi,
+                ...opt({ ro: x.ro ? 1 : undefined }),
+              });
+            default:
+              return {
+                ...b,
+                e: 'x',
+                k: x.k,
+                hit: x.hit ? 1 : 0,
+                b: 4,
+                tr: x.tr,
+                ...opt({ hr: x.hr, est: x.est ? 1 : undefined }),
+              } as LedgerLine;
+          }
+        });
+        await appendLines(loc, lines.map(formatLine));
+        const r = await report(loc, {}, 1000);
+        const all = lines.map((l) => JSON.parse(formatLine(l)) as Record<string, number & string>);
+        const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+        const outs = all.filter((o) => o.e === 'out' && !o.est);
+        const hits = all.filter((o) => o.e === 'x' && o.hit === 1 && !o.est);
+        expect(r.capped.in).toBe(outs.reduce((s, o) => s + n(o.hi ?? o.ti), 0));
+        expect(r.capped.out).toBe(outs.reduce((s, o) => s + n(o.ho ?? o.to), 0));
+        expect(r.capped.returned).toBe(hits.reduce((s, o) => s + n(o.hr ?? o.tr), 0));
+        // Recall: markers per component/filter; each key belongs to its first producer.
+        const producer = new Map<string, string>();
+        const markers = new Map<string, number>();
+        const shown = new Map<string, number>();
+        for (const o of all.filter((o) => o.e === 'ev' && o.a === 'rewrite' && o.k)) {
+          const k = String(o.k);
+          const row = `${o.c}/${o.f ?? ''}`;
+          if (!producer.has(k)) producer.set(k, row);
+          markers.set(row, (markers.get(row) ?? 0) + 1);
+          // A key's recalls are capped by the markers its producer showed.
+          if (producer.get(k) === row) shown.set(k, (shown.get(k) ?? 0) + 1);
+        }
+        const recalled = new Map<string, number>();
+        for (const k of keys) {
+          const asked = all.filter((o) => o.e === 'x' && o.k === k).length;
+          const row = producer.get(k);
+          if (row && asked) recalled.set(row, (recalled.get(row) ?? 0) + Math.min(asked, shown.get(k)!));
+        }
+        expect(
+          Object.fromEntries(
+            r.recall.map((x) => [`${x.component}/${x.filter ?? ''}`, [x.markers, x.recalled]]),
+          ),
+        ).toEqual(Object.fromEntries([...markers].map(([row, m]) => [row, [m, recalled.get(row) ?? 0]])));
+        // Unfiltered: out lines with nf, and cmdfilter no-filter skips not counted on an out line.
+        const unfiltered = [
+          ...all.filter((o) => o.e === 'out' && o.nf).map((o) => ({ cmd: o.cmd, tokens: n(o.ti) })),
+          ...all
+            .filter((o) => o.e === 'ev' && o.a === 'skip' && !o.ro)
+            .map((o) => ({ cmd: o.cmd, tokens: Math.ceil(n(o.bi) / 4) })),
+        ];
+        expect(r.discover.runs).toBe(unfiltered.length);
+        expect(r.discover.tokens).toBe(unfiltered.reduce((s, u) => s + u.tokens, 0));
+        expect(r.discover.rows.find((d) => d.command === 'ls')?.runs ?? 0).toBe(
+          unfiltered.filter((u) => u.cmd === 'ls').length,
+        );
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

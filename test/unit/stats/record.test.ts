@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { compactText } from '../../../src/engine.js';
-import type { PipelineEvent } from '../../../src/pipeline.js';
+import type { PipelineEvent } from '../../../src/pipeline/run.js';
 import { countRun } from '../../../src/stats/footer.js';
 import { PENDING_BUDGET, settlePending } from '../../../src/stats/pending.js';
 import { recordCompaction, recordExpand, recordExpands } from '../../../src/stats/record.js';

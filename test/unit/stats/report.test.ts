@@ -135,3 +135,149 @@ describe('the stats report', () => {
     ]);
   });
 });
+
+describe('the accounting a sceptic can check', () => {
+  const run = (extra: Record<string, unknown> = {}): LedgerLine =>
+    ({ ...base, e: 'run', fmt: 'text', tk: 'o200k', n: 1, rw: 1, ub: 0, ...extra }) as LedgerLine;
+  const key = (n: number) => n.toString(16).padStart(16, '0');
+
+  it("measures savings against the host's view where its cap cut the text, raw elsewhere, beside the raw figures", async () => {
+    const r = await reportOf([
+      run({ h: 'claude-code', via: 'hook' }),
+      out('seq', 30_000, 100, { h: 'claude-code', hi: 600 }), // the host would have shown a preview
+      run({ h: 'claude-code', via: 'hook' }),
+      out('seq', 5_000, 100, { h: 'claude-code' }), // shown whole: the raw is the baseline
+      run(),
+      out('make', 2_000, 200), // no host recorded: raw
+      x(true, 900, { hr: 500, h: 'claude-code' }),
+      x(true, 50),
+    ]);
+    expect(r.tokens).toMatchObject({ in: 37_000, out: 400, saved: 36_600, returned: 950 });
+    expect(r.capped).toMatchObject({
+      in: 600 + 5_000 + 2_000,
+      out: 400,
+      saved: 7_200,
+      returned: 550,
+      net: 6_650,
+      outputsCapped: 1,
+    });
+    expect(r.capped.measuredAgainst).toMatch(/Claude Code.*raw where no host is recorded/);
+    expect(r.hosts.map((h) => [h.host, h.runs, h.via, h.outputs, h.outputsCapped, h.cappedIn])).toEqual([
+      ['claude-code', 2, { hook: 2 }, 2, 1, 5_600],
+      [null, 1, { pipe: 1 }, 1, 0, 2_000],
+    ]);
+    expect(r.commands.find((c) => c.command === 'seq')).toMatchObject({ saved: 34_800, cappedSaved: 5_400 });
+  });
+
+  it('counts a marker as recalled once however often it comes back, per filter, and flags a filter past 30 %', async () => {
+    const rewrite = (c: string, k: number, f?: string) =>
+      ev(c, 'rewrite', { ti: 100, to: 10, k: key(k), ...(f ? { f } : {}) });
+    const lines: LedgerLine[] = [];
+    // cmdfilter/git-log shows 10 markers; 4 come back, one of them three times.
+    for (let i = 0; i < 10; i++) lines.push(rewrite('cmdfilter', i, 'git-log'));
+    for (const k of [0, 1, 2, 3, 3, 3]) lines.push(x(true, 40, { k: key(k) }));
+    // cmdfilter/pytest: 10 markers, 1 back. collapse: the same original shown twice, expanded once.
+    for (let i = 10; i < 20; i++) lines.push(rewrite('cmdfilter', i, 'pytest'));
+    lines.push(
+      x(true, 7, { k: key(15) }),
+      rewrite('collapse', 99),
+      rewrite('collapse', 99),
+      x(false, 0, { k: key(99) }),
+    );
+    // A key no run in the window showed: an expand, but nobody's recall.
+    lines.push(x(true, 5, { k: key(500) }));
+    const r = await reportOf(lines);
+    const row = (c: string, f: string | null) => r.recall.find((x) => x.component === c && x.filter === f)!;
+    expect(row('cmdfilter', 'git-log')).toMatchObject({
+      markers: 10,
+      expands: 6,
+      recalled: 4,
+      tokensReturned: 240,
+      recallRate: 40,
+      tooAggressive: true,
+    });
+    expect(row('cmdfilter', 'pytest')).toMatchObject({
+      markers: 10,
+      recalled: 1,
+      recallRate: 10,
+      tooAggressive: false,
+    });
+    expect(row('collapse', null)).toMatchObject({ markers: 2, expands: 1, recalled: 1, recallRate: 50 });
+    // Two markers are too few to call collapse too aggressive at 50 %.
+    expect(row('collapse', null).tooAggressive).toBe(false);
+    expect(r.recall[0]).toMatchObject({ component: 'collapse' }); // highest recall first
+  });
+
+  it('ranks the commands no filter handled by tokens: exact where a generic component cut them, bytes/4 where nothing did', async () => {
+    const noMatch = { why: 'no filter matches' };
+    const r = await reportOf([
+      out('make -j4', 3_000, 300, { nf: 1 }),
+      ev('cmdfilter', 'skip', { ...noMatch, cmd: 'make -j4', ro: 1, bi: 12_000 }), // counted on its out line
+      ev('cmdfilter', 'skip', { ...noMatch, cmd: 'make', bi: 4_001 }),
+      ev('cmdfilter', 'skip', { ...noMatch, cmd: 'terraform plan -out x', bi: 80_000 }),
+      out('pytest', 5_000, 50), // a filter handled it: not listed
+      ev('cmdfilter', 'skip', { cmd: 'ls', why: 'under min_tokens' }),
+    ]);
+    expect(r.discover).toEqual({
+      commands: 2,
+      runs: 3,
+      tokens: 20_000 + 3_000 + 1_001,
+      rows: [
+        {
+          command: 'terraform plan',
+          runs: 1,
+          bytes: 80_000,
+          tokens: 20_000,
+          estimated: 1,
+          rewritten: 0,
+          saved: 0,
+        },
+        {
+          command: 'make',
+          runs: 2,
+          bytes: 12_000 + 4_001,
+          tokens: 4_001,
+          estimated: 1,
+          rewritten: 1,
+          saved: 2_700,
+        },
+      ],
+    });
+  });
+
+  it("totals proxy requests: tokens in and out, the cache-stable share, and cg's own model tokens netted out", async () => {
+    const req = (extra: Record<string, unknown>): LedgerLine =>
+      ({
+        ...base,
+        e: 'req',
+        fmt: 'anthropic',
+        bi: 4000,
+        bo: 2000,
+        ti: 1000,
+        to: 500,
+        ...extra,
+      }) as LedgerLine;
+    const r = await reportOf([
+      req({ cs: 1, mi: 120, mo: 30 }),
+      req({ cs: 0 }),
+      req({}),
+      req({ est: 1, ti: 9999, to: 9 }),
+    ]);
+    expect(r.requests).toMatchObject({
+      count: 4,
+      counted: 3,
+      tokensIn: 3000,
+      tokensOut: 1500,
+      saved: 1500,
+      cacheKnown: 2,
+      cacheStable: 1,
+      cacheStableRate: 50,
+      modelTokensIn: 120,
+      modelTokensOut: 30,
+      net: 1350,
+      estimated: 1,
+      estimatedTokensIn: 9999,
+    });
+    expect(r.runs).toBe(0); // requests are not compaction runs
+  });
+});

@@ -132,10 +132,9 @@ describe('links planted inside the store', () => {
     const put = await store.put(text);
     expect(readdirSync(outside)).toEqual([]);
     // The link was replaced by a real shard directory, so the original is inside the store.
-    if (put.ok) {
-      expect(lstatSync(join(store.dir, key.slice(0, 2))).isDirectory()).toBe(true);
-      expect(lstatSync(entryPath(store.dir, key)).isFile()).toBe(true);
-    }
+    expect(put).toMatchObject({ ok: true, created: true });
+    expect(lstatSync(join(store.dir, key.slice(0, 2))).isDirectory()).toBe(true);
+    expect(lstatSync(entryPath(store.dir, key)).isFile()).toBe(true);
     symlinkSync(outside, join(store.dir, 'ab'));
     writeFileSync(join(outside, 'keep.txt'), 'not the store');
     await store.clear();
@@ -188,6 +187,19 @@ describe('links planted inside the store', () => {
     expect((await store.put('anything at all')).ok).toBe(true);
     expect(existsSync(target)).toBe(false);
     expect(lstatSync(join(store.dir, '.last-prune')).isFile()).toBe(true);
+  });
+
+  it("follows a store directory that is itself a link: that is the user's own choice", async () => {
+    const real = join(tempDir('cg-real-'), 'store');
+    mkdirSync(real);
+    const dir = join(tempDir('cg-via-'), 'store');
+    symlinkSync(real, dir);
+    const store = createFsStore({ dir, ...STORE_DEFAULTS });
+    expect(await store.writable()).toBe(true);
+    const { key } = await store.put('kept on the other disk\n');
+    expect(lstatSync(dir).isSymbolicLink()).toBe(true);
+    expect(existsSync(entryPath(real, key))).toBe(true);
+    expect((await store.get(key))!.toString()).toBe('kept on the other disk\n');
   });
 
   it('creates entries and temp files private to the user, with exclusive flags', async () => {

@@ -1,0 +1,178 @@
+/**
+ * `cg proxy`: a local HTTP server between agents and their providers (src/proxy/). Loads the
+ * config, decides the upstreams (flags, else the user's own config's `proxy:` section — never a
+ * project's `.cg.yaml`, which could otherwise send bodies and keys elsewhere), refuses a
+ * non-loopback bind unless --allow-remote, prints the lines that point a client at it, and serves
+ * until SIGINT/SIGTERM. Everything heavy (node:http, undici) is imported here, on demand.
+ */
+import { resolve } from 'node:path';
+import { type CgConfig, loadConfig } from '../config.js';
+import { createFilterSource } from '../dsl/registry.js';
+import { UsageError } from '../errors.js';
+import { warn } from '../io.js';
+import { isPreset, PRESET_NAMES } from '../presets.js';
+import type { CompactedRequest } from '../proxy/compact-request.js';
+import { PROXY_CONFIG_DEFAULTS, type ProxyConfig, upstreamUrl } from '../proxy/config.js';
+import { observeEnv } from '../proxy/observe-dir.js';
+import { setupLines } from '../proxy/setup.js';
+import { openStore } from '../store/open.js';
+
+export interface ProxyFlags {
+  port?: string;
+  host?: string;
+  allowRemote?: boolean;
+  observe?: boolean;
+  preset?: string;
+  config?: string;
+  anthropicUpstream?: string;
+  openaiUpstream?: string;
+  timeoutMs?: string;
+  /** commander's --no-store sets this false. */
+  store?: boolean;
+  verbose?: boolean;
+}
+
+/** Whether a host name or address only ever reaches this machine. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+function wholeNumber(raw: string, flag: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max)
+    throw new UsageError(`${flag}: expected a whole number in ${min}..${max}, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+/**
+ * The proxy settings in force: flags over the config's `proxy:` section, which counts only when it
+ * comes from the user (an explicit --config or $CG_CONFIG, or $XDG_CONFIG_HOME/cg/config.yaml).
+ */
+export function proxySettings(
+  flags: ProxyFlags,
+  config: CgConfig,
+  cwd: string,
+): ProxyConfig & { ignored?: string } {
+  const project =
+    config.file !== undefined && resolve(config.file) === resolve(cwd, '.cg.yaml') && !flags.config;
+  const base = project ? { ...PROXY_CONFIG_DEFAULTS } : { ...(config.proxy ?? PROXY_CONFIG_DEFAULTS) };
+  const url = (raw: string, flag: string) => {
+    try {
+      return upstreamUrl(raw, flag);
+    } catch (err) {
+      throw new UsageError(
+        `${flag}: ${(err as Error & { reason?: string }).reason ?? (err as Error).message}`,
+      );
+    }
+  };
+  if (flags.preset !== undefined && !isPreset(flags.preset))
+    throw new UsageError(
+      `--preset: expected one of ${PRESET_NAMES.join(', ')}, got ${JSON.stringify(flags.preset)}`,
+    );
+  return {
+    anthropic:
+      flags.anthropicUpstream !== undefined
+        ? url(flags.anthropicUpstream, '--anthropic-upstream')
+        : base.anthropic,
+    openai: flags.openaiUpstream !== undefined ? url(flags.openaiUpstream, '--openai-upstream') : base.openai,
+    preset: (flags.preset as ProxyConfig['preset'] | undefined) ?? base.preset,
+    host: flags.host ?? base.host,
+    port: flags.port !== undefined ? wholeNumber(flags.port, '--port', 0, 65535) : base.port,
+    timeoutMs:
+      flags.timeoutMs !== undefined
+        ? wholeNumber(flags.timeoutMs, '--timeout-ms', 1, 3_600_000)
+        : base.timeoutMs,
+    ...(project && config.proxy && JSON.stringify(config.proxy) !== JSON.stringify(PROXY_CONFIG_DEFAULTS)
+      ? {
+          ignored: `${config.file}: proxy settings of a project config are ignored (only your own config or flags set them)`,
+        }
+      : {}),
+  };
+}
+
+/** Records one compacted request in the ledger (observe mode: the observe ledger). */
+async function record(
+  c: CompactedRequest,
+  config: CgConfig,
+  env: NodeJS.ProcessEnv,
+  storeDir: string | undefined,
+) {
+  if (c.events.length === 0) return;
+  const { recordCompaction } = await import('../stats/index.js');
+  await recordCompaction(c.events, {
+    ...(c.session !== undefined ? { session: c.session } : {}),
+    format: c.format,
+    tokenizer: config.tokenizer,
+    ...(storeDir !== undefined ? { storeDir } : {}),
+    env,
+  });
+}
+
+export async function proxyCommand(
+  flags: ProxyFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  onListening?: (url: string) => void,
+): Promise<number> {
+  const cwd = process.cwd();
+  const config = await loadConfig(flags.config, env, cwd);
+  const settings = proxySettings(flags, config, cwd);
+  if (settings.ignored) warn(settings.ignored);
+  if (!isLoopback(settings.host)) {
+    if (!flags.allowRemote)
+      throw new UsageError(
+        `--host ${settings.host} is not a loopback address: add --allow-remote to listen there`,
+      );
+    warn(
+      `listening on ${settings.host}: anyone who can reach it can use your upstreams with their own keys, and read stashed originals through markers`,
+    );
+  }
+  const store = flags.store === false ? null : openStore(config.store, env);
+  // Observe mode keeps its ledger and session records apart from what was really sent.
+  const stateEnv = flags.observe ? observeEnv(env) : env;
+  // Model-assisted components asking "the incoming model" go to the same upstreams, never back here.
+  const modelEnv = {
+    ...observeEnv,
+    ANTHROPIC_BASE_URL: settings.anthropic,
+    OPENAI_BASE_URL: `${settings.openai}/v1`,
+  };
+  const { createProxy } = await import('../proxy/server.js');
+  const proxy = await createProxy({
+    config,
+    upstreams: { anthropic: settings.anthropic, openai: settings.openai },
+    preset: settings.preset,
+    store,
+    filters: createFilterSource({ cwd, env, ...(flags.verbose ? { onNote: warn } : {}) }),
+    observe: !!flags.observe,
+    timeoutMs: settings.timeoutMs,
+    env: modelEnv,
+    ...(flags.verbose ? { log: (line: string) => warn(`proxy: ${line}`) } : {}),
+    // Observe mode stashes nothing, so its records carry their texts instead of store keys.
+    onCompacted: (c) => record(c, config, stateEnv, flags.observe ? undefined : store?.dir),
+  });
+  let running: Awaited<ReturnType<typeof proxy.listen>>;
+  try {
+    running = await proxy.listen(settings.port, settings.host);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'EADDRINUSE'
+        ? `port ${settings.port} on ${settings.host} is in use (another cg proxy?); choose one with --port`
+        : `cannot listen on ${settings.host}:${settings.port}: ${(err as Error).message}`,
+    );
+  }
+  process.stdout.write(
+    `cg proxy listening on ${running.url} (preset ${settings.preset}${flags.observe ? ', observe only: bodies go on unchanged' : ''}; ` +
+      `anthropic → ${settings.anthropic}, openai → ${settings.openai})\n${setupLines(running.url)}`,
+  );
+  onListening?.(running.url);
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      running.close().then(done, done);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return 0;
+}

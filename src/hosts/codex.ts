@@ -1,0 +1,53 @@
+/**
+ * Codex CLI, as cg plugs into it: a PreToolUse hook on its shell tool (Codex reports it as
+ * "Bash") whose `updatedInput` rewrites a command to go through `cg run` (hook/codex-rewrite.ts).
+ * Codex 0.171 replaces no output in place: its PostToolUse accepts `decision: "block"` with a
+ * reason that stands in for the whole result, exit-code header included, and is shown as blocked —
+ * not a replacement cg can use without hiding the exit code.
+ *
+ * Codex applies `updatedInput` only with `permissionDecision: "allow"`; there "allow" means "not
+ * blocked by this hook" — the call still goes through Codex's rules, approval and sandbox. Codex
+ * runs a hook only once the user has trusted it (`/hooks` in the TUI); an untrusted hook is
+ * skipped silently by `codex exec`.
+ */
+import { type Host, isObject } from './host.js';
+
+export const CODEX: Host = {
+  name: 'codex',
+  title: 'Codex',
+  settingsFile(scope, env, cwd, home) {
+    const dir = scope === 'project' ? `${cwd}/.codex` : env.CODEX_HOME || `${home}/.codex`;
+    return `${dir}/hooks.json`;
+  },
+  entries: [{ event: 'PreToolUse', matcher: 'Bash', args: ['codex'], timeout: 10 }],
+  legacyEvents: [],
+  version: {
+    bin: 'codex',
+    args: ['--version'],
+    parse: (out) => /(\d+\.\d+\.\d+)/.exec(out)?.[1],
+    minimum: '0.124.0',
+    why: 'hooks.json and PreToolUse updatedInput need Codex 0.124 or later',
+  },
+  probe: {
+    payload: {
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'python3 -m pytest -q' },
+    },
+    check(answer) {
+      const out = isObject(answer) && isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
+      if (out.hookEventName !== 'PreToolUse') return 'the answer names no PreToolUse hookEventName';
+      if (out.permissionDecision !== 'allow')
+        return 'Codex applies updatedInput only with permissionDecision "allow"';
+      const input = out.updatedInput;
+      if (!isObject(input) || typeof input.command !== 'string' || !/ run( --\S+)* -- /.test(input.command)) {
+        return 'the answer has no updatedInput.command going through cg run';
+      }
+      return undefined;
+    },
+  },
+  afterInstall: [
+    'Codex runs a new hook only once you trust it: open /hooks in Codex and trust "cg hook codex" (codex exec skips untrusted hooks silently)',
+    'commands a Codex rule names (allow, prompt, forbidden) are never rewritten; cg doctor says whether the sandbox lets cg write its store',
+  ],
+};

@@ -1,0 +1,174 @@
+/**
+ * Lossless claims are checked, not trusted (DESIGN §1.7). A rewrite reported as `loss: 'none'`
+ * names the proof that it says the same as its input, and the pipeline runs that proof here on the
+ * input and the rewrite alone — whatever the component did or believes. What cannot be proven is
+ * reverted, so a lossless component can never lose a byte without a marker.
+ *
+ *   json  Only whole JSON documents of the input changed (src/json/documents.ts: the whole output,
+ *         a fenced json block, a line-bounded block of real size), every other byte is as it was,
+ *         and each document became JSON with the same tokens: the same structure, the same strings
+ *         (escape spelling aside) and the same numbers as written. Stricter than parsing to equal
+ *         values on purpose: `12345678901234567890` and `12345678901234567000` parse to the same
+ *         double, but they are not the same number.
+ *   toon  The whole input is one JSON document whose JSON.parse value is faithful to its text (no
+ *         number changes its written form, no duplicate or reordered keys), and the rewrite, with
+ *         the same surrounding whitespace, is TOON that decodes to a deep-equal value (key order
+ *         included). @toon-format/toon is imported only when such a claim arrives.
+ * A cache breakpoint (a structural edit, cacheinject) is lossless too: the body written with it
+ * differs from the input only inside its message, and that message parses to the same value with
+ * `cache_control: {type: "ephemeral"}` added to its last content block and nothing else.
+ */
+import type { LosslessProof } from '../component.js';
+import type { StructuralEdit, Transcript } from '../input/transcript.js';
+import { jsonDocuments } from '../json/documents.js';
+import { isJsonSpace, QUOTE, scanScalar, scanString } from '../json/lexical.js';
+import { canonicalJson, scanJson, trimmedRange } from '../json/text.js';
+
+/** Why the rewrite is not proven to say the same as its input, or undefined when it is. */
+export async function unproven(
+  proof: LosslessProof | undefined,
+  input: string,
+  output: string,
+): Promise<string | undefined> {
+  if (proof === 'json') return unprovenJson(input, output);
+  if (proof === 'toon') return unprovenToon(input, output);
+  return 'claims no loss without a proof';
+}
+
+function unprovenJson(input: string, output: string): string | undefined {
+  let i = 0;
+  let o = 0;
+  for (const d of jsonDocuments(input)) {
+    const gap = d.start - i;
+    if (!sameSlice(input, i, output, o, gap)) return 'changed text outside a JSON document';
+    o += gap;
+    const r = scanJson(output, o);
+    if (!r.ok) return 'turned a JSON document into something that is not JSON';
+    if (!sameTokens(input, d.start, d.end, output, o, r.end)) return 'changed the value of a JSON document';
+    i = d.end;
+    o = r.end;
+  }
+  if (input.length - i !== output.length - o || !sameSlice(input, i, output, o, input.length - i))
+    return 'changed text outside a JSON document';
+  return undefined;
+}
+
+function sameSlice(a: string, at: number, b: string, bt: number, length: number): boolean {
+  if (bt + length > b.length) return false;
+  return length === 0 || a.slice(at, at + length) === b.slice(bt, bt + length);
+}
+
+/**
+ * Whether two validated JSON texts have the same tokens: JSON whitespace between tokens is ignored,
+ * strings compare by value (escapes may be spelled differently), numbers and literals as written.
+ */
+export function sameTokens(a: string, as: number, ae: number, b: string, bs: number, be: number): boolean {
+  let i = as;
+  let j = bs;
+  for (;;) {
+    while (i < ae && isJsonSpace(a.charCodeAt(i))) i++;
+    while (j < be && isJsonSpace(b.charCodeAt(j))) j++;
+    if (i >= ae || j >= be) return i >= ae && j >= be;
+    const c = a.charCodeAt(i);
+    if (c !== b.charCodeAt(j) && c !== QUOTE) return false;
+    if (c === QUOTE) {
+      if (b.charCodeAt(j) !== QUOTE) return false;
+      const x = scanString(a, i);
+      const y = scanString(b, j);
+      if (x < 0 || y < 0) return false;
+      const sa = a.slice(i, x);
+      const sb = b.slice(j, y);
+      if (sa !== sb && JSON.parse(sa) !== JSON.parse(sb)) return false;
+      i = x;
+      j = y;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39) || c === 0x74 || c === 0x66 || c === 0x6e) {
+      const x = scanScalar(a, i, c);
+      const y = scanScalar(b, j, c);
+      if (x < 0 || y < 0 || x - i !== y - j || a.slice(i, x) !== b.slice(j, y)) return false;
+      i = x;
+      j = y;
+    } else {
+      i++;
+      j++;
+    }
+  }
+}
+
+async function unprovenToon(input: string, output: string): Promise<string | undefined> {
+  const [start, end] = trimmedRange(input);
+  const scan = start < end ? scanJson(input, start) : undefined;
+  if (!scan?.ok || scan.end !== end) return 'the input is not one JSON document';
+  const prefix = input.slice(0, start);
+  const suffix = input.slice(end);
+  if (!output.startsWith(prefix) || !output.endsWith(suffix) || output.length < prefix.length + suffix.length)
+    return 'changed the whitespace around the document';
+  const value: unknown = JSON.parse(input);
+  const canonical = canonicalJson(input, start, end);
+  if (!canonical.exactNumbers) return 'number precision';
+  if (JSON.stringify(value) !== canonical.text) return 'duplicate or reordered keys';
+  const { decode } = await import('@toon-format/toon');
+  let decoded: unknown;
+  try {
+    decoded = decode(output.slice(prefix.length, output.length - suffix.length));
+  } catch {
+    return 'round trip failed';
+  }
+  return sameJson(decoded, value) ? undefined : 'round trip failed';
+}
+
+type Breakpoint = Extract<StructuralEdit, { kind: 'cache_breakpoint' }>;
+
+/** Why writing the breakpoint would change more than its block's cache_control, or undefined. */
+export function unprovenBreakpoint(t: Transcript, edit: Breakpoint): string | undefined {
+  const range = t.messageRange?.(edit.messageIndex, edit.messageIndex + 1);
+  if (!range) return 'the message cannot be located in the body';
+  const raw = t.write(new Map());
+  const written = t.write(new Map(), [edit]);
+  const added = written.length - raw.length;
+  const end = range.end + added;
+  if (
+    added <= 0 ||
+    written.slice(0, range.start) !== raw.slice(0, range.start) ||
+    written.slice(end) !== raw.slice(range.end)
+  )
+    return 'changed the body outside its message';
+  let before: unknown;
+  let after: unknown;
+  try {
+    before = JSON.parse(raw.slice(range.start, range.end));
+    after = JSON.parse(written.slice(range.start, end));
+  } catch {
+    return 'left a message that is not JSON';
+  }
+  const blocks = (after as { content?: unknown }).content;
+  const last = Array.isArray(blocks)
+    ? (blocks[blocks.length - 1] as Record<string, unknown> | undefined)
+    : undefined;
+  if (!last || typeof last !== 'object' || !sameJson(last.cache_control, { type: 'ephemeral' }))
+    return 'did not mark the last content block';
+  delete last.cache_control;
+  return sameJson(after, before) ? undefined : 'changed more than cache_control';
+}
+
+/** Deep equality of JSON values, object key order included (iterative). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  const todo: Array<[unknown, unknown]> = [[a, b]];
+  while (todo.length > 0) {
+    const [x, y] = todo.pop() as [unknown, unknown];
+    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') {
+      if (!Object.is(x, y)) return false;
+      continue;
+    }
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (Object.getPrototypeOf(x) !== Object.getPrototypeOf(y)) return false;
+    const kx = Object.keys(x);
+    const ky = Object.keys(y);
+    if (kx.length !== ky.length) return false;
+    for (let i = 0; i < kx.length; i++) {
+      const k = kx[i] as string;
+      if (k !== ky[i]) return false;
+      todo.push([(x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]]);
+    }
+  }
+  return true;
+}

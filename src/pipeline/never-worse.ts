@@ -1,0 +1,45 @@
+/**
+ * The never-worse bound for a lossy rewrite whose marker key is not known yet: the rewrite's bare
+ * text plus a marker tag with any key must be strictly fewer tokens than the input. Deciding with
+ * the worst case before the key exists gives the same component input the same decision whatever
+ * original it came from, which keeps cg(cg(x)) == cg(x).
+ */
+import { hint, marker } from '../store/marker.js';
+import { byteLength, fewerByBytes, type Tokens } from '../tokens.js';
+
+export interface TagBound {
+  /** The tag with a placeholder key: its bytes bound its tokens whatever the key. */
+  sample: string;
+  /** The tag with the key removed, and how many times the key appears in it. */
+  keyless: string;
+  keys: number;
+}
+
+const KEY_PLACEHOLDER = '0000000000000000';
+
+export function tagBound(template: string, args: string | undefined): TagBound {
+  const sample = marker(KEY_PLACEHOLDER) + hint(template, KEY_PLACEHOLDER, args);
+  return {
+    sample,
+    keyless: marker('') + hint(template, '', args),
+    keys: sample.split(KEY_PLACEHOLDER).length - 1,
+  };
+}
+
+/**
+ * Whether bare text plus a marker tag (any key) is strictly fewer tokens than the input. A key is 16
+ * hex digits, at most 16 tokens; two slack tokens cover the seams where the tag joins the text.
+ */
+export async function fewerWithTag(
+  tokens: Tokens,
+  bare: string,
+  tag: TagBound,
+  input: string,
+): Promise<boolean> {
+  const upperBytes = byteLength(bare) + byteLength(tag.sample);
+  const byBytes = fewerByBytes(upperBytes, byteLength(input));
+  if (byBytes !== undefined) return byBytes;
+  if (upperBytes < (await tokens.atLeast(input))) return true;
+  const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + 16 * tag.keys + 2;
+  return upper < (await tokens.count(input));
+}

@@ -1,0 +1,55 @@
+/**
+ * Replayed decisions keep their promise (DESIGN §1.1): a pin re-sends text from an earlier turn,
+ * and a marker in that text must still expand, although the store may have been cleared or pruned
+ * since. The request still holds the original, so before the pipeline runs, a pinned marker whose
+ * entry is gone is stashed again from it (whether it is there is one lstat, where the store can
+ * tell; otherwise a put, which only compares bytes already there). A pin whose marker cannot be
+ * backed — the stash fails, or it names an original this request does not hold — is dropped: the
+ * output is decided afresh, as if it had never been sent.
+ */
+import type { ToolOutput } from '../input/transcript.js';
+import { keyOf } from '../store/keys.js';
+import { hasMarker, markerKeys } from '../store/marker.js';
+import type { Store } from '../store/store.js';
+import { alwaysVerbatim } from './gates.js';
+import type { Pin } from './slots.js';
+import { stash } from './stash.js';
+
+export interface BackedPins {
+  pins: Map<string, Pin>;
+  /** Pins whose original had gone from the store and was stashed again from the request. */
+  restashed: number;
+  /** Pins dropped because their markers could not be backed. */
+  dropped: number;
+}
+
+export async function backPins(
+  outputs: readonly ToolOutput[],
+  pins: ReadonlyMap<string, Pin>,
+  store: Store,
+): Promise<BackedPins> {
+  const backed: BackedPins = { pins: new Map(pins), restashed: 0, dropped: 0 };
+  for (const o of outputs) {
+    const pin = pins.get(o.id);
+    // A verbatim output is sent as it is, whatever its pin says (slots.ts).
+    if (!pin || pin.text === o.text || alwaysVerbatim(o) || !hasMarker(pin.text)) continue;
+    const own = new Set(markerKeys(o.text));
+    const keys = markerKeys(pin.text).filter((k) => !own.has(k));
+    if (keys.length === 0) continue;
+    if (store.has && (await allThere(store, keys))) continue;
+    const key = keyOf(o.bytes ?? o.text);
+    const stashed = keys.every((k) => k === key) ? await stash(store, o.text, o.bytes) : undefined;
+    if (stashed?.ok) {
+      if (stashed.created) backed.restashed++;
+      continue;
+    }
+    backed.pins.delete(o.id);
+    backed.dropped++;
+  }
+  return backed;
+}
+
+async function allThere(store: Store, keys: readonly string[]): Promise<boolean> {
+  for (const k of keys) if (!(await store.has!(k))) return false;
+  return true;
+}

@@ -1,0 +1,377 @@
+/**
+ * The pipeline: runs components in order over a transcript's tool outputs and owns every shared
+ * gate of DESIGN §1, so no component re-implements them:
+ *   - the gates (gates.ts): what may change at all, and how — verbatim content, tool errors, markers,
+ *     replayed outputs; components only ever act on what they allow;
+ *   - reversible: a lossy rewrite is kept only once the original is in the store (stash before the
+ *     marker reaches any output); without a usable store lossy components are skipped;
+ *   - lossless claims checked (lossless.ts): a rewrite reported as loss 'none' is proven or reverted;
+ *   - never-worse: a rewrite is kept only when its tokens, marker and hint included, are strictly
+ *     fewer than its input's (byte bounds first, the tokenizer only when they cannot decide);
+ *   - fail-open: a component that throws, times out or breaks its contract is reverted alone.
+ * Processing is sequential and ordered, so the same input and config give the same bytes.
+ *
+ * A run is a few named steps over one state (Run): open the slots, then per stage: the store gate,
+ * structural edits, the gates per output, the component's runs, and judging and keeping each
+ * outcome (judge.ts); at the end, the held-back rewrites of a replayed session are flushed when they
+ * are worth a batch. (A session's pins are backed by the store before a run: replay.ts.)
+ *
+ * Replay (a session, src/session): an output already sent in an earlier turn is pinned to the text
+ * sent then, so a provider's prompt cache keeps matching. Only a transcript-scope lossy component
+ * (mask, dedup, failed_run, phi_evict) may still move it forward to a placeholder, and those moves
+ * are held back until together they save a batch of tokens: old messages change rarely, all at once.
+ * Transcript components may also ask for structural edits (a cache breakpoint, messages replaced by
+ * a summary), which structural-edits.ts judges and stashes and the writer applies.
+ */
+import type {
+  Candidate,
+  Component,
+  Outcome,
+  OutputComponent,
+  OutputView,
+  RunContext,
+  TranscriptComponent,
+} from '../component.js';
+import type { StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
+import { DEFAULT_HINT } from '../store/marker.js';
+import { byteLength } from '../tokens.js';
+import {
+  deadlineFor,
+  type Guarded,
+  guarded,
+  limiter,
+  safeApplies,
+  safeConcurrency,
+} from './component-calls.js';
+import { base, type EventAction, type PipelineEvent } from './event.js';
+import { failureKeepingFilters, type Gates, gatesFor, type OpenGate, storeGate } from './gates.js';
+import { type Judgement, judge } from './judge.js';
+import type { PipelineOptions, PipelineResult, Stage } from './options.js';
+import { contentOf, openSlots, type Slot } from './slots.js';
+import { stash } from './stash.js';
+import { structuralEdits } from './structural-edits.js';
+
+export type { EventAction, PipelineEvent } from './event.js';
+export type { PipelineOptions, PipelineResult, Replay, Stage } from './options.js';
+export type { Pin } from './slots.js';
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+type Kept = Extract<Judgement, { kind: 'keep' }>;
+
+/** A rewrite of a pinned output, waiting until the held-back rewrites are worth a batch. */
+interface Held {
+  component: Component;
+  slot: Slot;
+  kept: Kept;
+  started: number;
+}
+
+/** One run's state, shared by its steps. */
+interface Run {
+  opts: PipelineOptions;
+  t: Transcript;
+  slots: Slot[];
+  gates: Gates;
+  held: Held[];
+  edits: StructuralEdit[];
+  events: PipelineEvent[];
+  ctx: RunContext;
+  /** ctx for a large tool error: only the filters proven to keep every failure line. */
+  errorCtx: RunContext;
+  template: string;
+  canStash(): Promise<boolean>;
+}
+
+export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
+  const run = startRun(t, opts);
+  for (const stage of opts.stages) await runStage(run, stage);
+  await flushHeld(run);
+  return resultOf(run);
+}
+
+function startRun(t: Transcript, opts: PipelineOptions): Run {
+  const ctx: RunContext = {
+    tokens: opts.tokens,
+    format: t.format,
+    messages: t.messages,
+    ...(t.cacheBreakpoints !== undefined ? { cacheBreakpoints: t.cacheBreakpoints } : {}),
+    ...(t.system !== undefined ? { system: t.system } : {}),
+    ...(opts.query !== undefined ? { query: opts.query } : {}),
+    ...(opts.lang !== undefined ? { lang: opts.lang } : {}),
+    ...(opts.filters !== undefined ? { filters: opts.filters } : {}),
+    ...(opts.model !== undefined ? { model: opts.model } : {}),
+    ...(opts.memo !== undefined ? { memo: opts.memo } : {}),
+  };
+  const { filters } = opts;
+  const errorCtx: RunContext = filters ? { ...ctx, filters: failureKeepingFilters(filters) } : ctx;
+  let storeUsable: boolean | undefined;
+  return {
+    opts,
+    t,
+    slots: openSlots(t.outputs, opts.replay?.pins),
+    gates: gatesFor(t.outputs),
+    held: [],
+    edits: [],
+    events: [],
+    ctx,
+    errorCtx,
+    template: opts.hintTemplate ?? DEFAULT_HINT,
+    async canStash() {
+      storeUsable ??= opts.store ? await opts.store.writable() : false;
+      return storeUsable;
+    },
+  };
+}
+
+function emit(run: Run, e: PipelineEvent): void {
+  run.events.push(e);
+  run.opts.onEvent?.(e);
+}
+
+async function runStage(run: Run, { component, config }: Stage): Promise<void> {
+  const offline = storeGate(component, run.opts.store ? 'usable' : 'none');
+  if (offline) return emit(run, base(component.name, '*', 'skip', 0, 0, offline));
+  const timeoutMs = deadlineFor(component, config, run.ctx, run.opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  // A lossy component's edits (a summary) are not even asked for when nothing could be stashed.
+  if (component.scope === 'transcript' && component.edits && (!component.lossy || (await run.canStash())))
+    await structuralEdits(component, config, {
+      t: run.t,
+      ctx: run.ctx,
+      slots: run.slots,
+      edits: run.edits,
+      emit: (e) => emit(run, e),
+      canStash: run.canStash,
+      store: run.opts.store,
+      tokens: run.opts.tokens,
+      template: run.template,
+      timeoutMs,
+    });
+  const open = gateStage(run, component);
+  if (open.size === 0) return;
+  const unwritable = component.lossy && !(await run.canStash()) && storeGate(component, 'unwritable');
+  if (unwritable) return emit(run, base(component.name, '*', 'skip', 0, 0, unwritable));
+  if (component.scope === 'output') await runOutputStage(run, component, config, open, timeoutMs);
+  else await runTranscriptStage(run, component, config, open, timeoutMs);
+}
+
+/** The gates for every output: the open ones, each with how it may change; the closed ones reported. */
+function gateStage(run: Run, component: Component): Map<Slot, OpenGate> {
+  const open = new Map<Slot, OpenGate>();
+  let replayed = 0;
+  for (const slot of run.slots) {
+    const g = run.gates.gate(component, slot);
+    if (g.open) open.set(slot, g);
+    else if (g.report === 'count') replayed++;
+    else if (g.report === 'each')
+      emit(
+        run,
+        base(component.name, slot.output.id, 'skip', byteLength(slot.current), 0, g.why, slot.output),
+      );
+  }
+  // One event for all replayed outputs: a long session would otherwise log hundreds per stage.
+  if (replayed > 0)
+    emit(run, base(component.name, '*', 'skip', 0, 0, `${replayed} outputs replayed as sent`));
+  return open;
+}
+
+/** What a component sees of an output: the gates' inputs (isError, rewritable) are not its business. */
+function viewOf(o: ToolOutput, text: string): OutputView {
+  const v: OutputView = { id: o.id, text, messageIndex: o.messageIndex };
+  if (o.toolName !== undefined) v.toolName = o.toolName;
+  if (o.command !== undefined) v.command = o.command;
+  if (o.path !== undefined) v.path = o.path;
+  if (o.bytes !== undefined) v.bytes = o.bytes;
+  return v;
+}
+
+async function runOutputStage(
+  run: Run,
+  component: OutputComponent,
+  config: unknown,
+  open: ReadonlyMap<Slot, OpenGate>,
+  timeoutMs: number,
+): Promise<void> {
+  const runs: {
+    slot: Slot;
+    gate: OpenGate;
+    started: number;
+    call: () => Promise<Guarded<Outcome>>;
+  }[] = [];
+  for (const [slot, gate] of open) {
+    // A lossy component sees the text without this run's own marker (slots.ts: contentOf).
+    const view = viewOf(slot.output, component.lossy ? contentOf(slot) : slot.current);
+    if (component.applies && !safeApplies(component, view, config)) {
+      const bytes = byteLength(slot.current);
+      emit(run, base(component.name, slot.output.id, 'skip', bytes, 0, 'does not apply', slot.output));
+      continue;
+    }
+    const ctx = gate.keepFailureLines ? run.errorCtx : run.ctx;
+    runs.push({
+      slot,
+      gate,
+      started: 0,
+      call: () => guarded(() => component.run(view, config, ctx), timeoutMs),
+    });
+  }
+  // Each run reads only its own output, so runs may overlap (a component waiting on a model says
+  // how many); outcomes are still settled one by one in document order. One at a time, each is
+  // settled before the next starts, so at most one rewritten text waits in memory.
+  const width = safeConcurrency(component, config);
+  const limit = limiter(width);
+  const start = (r: (typeof runs)[number]) =>
+    limit(() => {
+      r.started = performance.now();
+      return r.call();
+    });
+  const outcomes = width > 1 ? runs.map(start) : [];
+  for (const [i, r] of runs.entries())
+    await settle(run, component, r.slot, await (outcomes[i] ?? start(r)), r.started, r.gate);
+}
+
+async function runTranscriptStage(
+  run: Run,
+  component: TranscriptComponent,
+  config: unknown,
+  open: ReadonlyMap<Slot, OpenGate>,
+  timeoutMs: number,
+): Promise<void> {
+  const started = performance.now();
+  const candidates = run.slots
+    .filter((s) => !s.gone)
+    .map(
+      (s): Candidate => ({
+        ...viewOf(s.output, component.lossy ? contentOf(s) : s.current),
+        mayChange: open.has(s),
+      }),
+    );
+  const result = await guarded(() => component.run(candidates, config, run.ctx), timeoutMs);
+  if (result.kind === 'error') return emit(run, base(component.name, '*', 'fail', 0, 0, result.message));
+  if (!(result.value instanceof Map))
+    return emit(
+      run,
+      base(component.name, '*', 'fail', 0, 0, 'returned something other than a Map of outcomes'),
+    );
+  const byId = new Map([...open].map(([s, g]) => [s.output.id, { slot: s, gate: g }]));
+  const known = new Set(run.slots.map((s) => s.output.id));
+  for (const [id, outcome] of result.value) {
+    const target = byId.get(id);
+    if (!target) {
+      // An outcome for an output the gates closed changes nothing: it was reported with its gate.
+      if (!known.has(id))
+        emit(run, base(component.name, id, 'revert', 0, 0, 'outcome for an unknown output'));
+      continue;
+    }
+    await settle(run, component, target.slot, { kind: 'ok', value: outcome }, started, target.gate);
+  }
+}
+
+/** Judges one outcome, and keeps it (or holds it back, for an output already sent) or reports why not. */
+async function settle(
+  run: Run,
+  component: Component,
+  slot: Slot,
+  result: Guarded<Outcome>,
+  started: number,
+  gate: OpenGate,
+): Promise<void> {
+  const j = await judge(component, slot, result, {
+    tokens: run.opts.tokens,
+    template: run.template,
+    keepFailureLines: gate.keepFailureLines,
+  });
+  if (j.kind === 'drop') {
+    const { kind: _, action, reason, ...extra } = j;
+    return report(run, component, slot, started, action, reason, extra);
+  }
+  if (slot.pinned && component.scope === 'transcript') {
+    // Already sent: changing it now breaks the provider's cache from here on, so wait for a batch.
+    slot.held = true;
+    run.held.push({ component, slot, kept: j, started });
+    return;
+  }
+  await commit(run, component, slot, j, started);
+}
+
+/** Stashes the original (a lossy rewrite), then puts the new text in place; a failed stash reverts. */
+async function commit(
+  run: Run,
+  component: Component,
+  slot: Slot,
+  kept: Kept,
+  started: number,
+): Promise<void> {
+  if (kept.key !== undefined) {
+    const s = await stash(run.opts.store!, slot.original, slot.output.bytes);
+    if (!s.ok)
+      return report(run, component, slot, started, 'revert', `could not stash the original (${s.why})`);
+  }
+  const before = slot.current;
+  const bytesIn = byteLength(before);
+  slot.current = kept.text;
+  // A declarative filter is written for the usual output and cannot bound every one, so what it
+  // kept may still be shortened by the later stages (fold, collapse) under the same marker. What
+  // any other component kept is final for this run.
+  if (kept.tag !== undefined && component.scope === 'output' && component.usesFilters === true)
+    slot.tag = kept.tag;
+  else delete slot.tag;
+  if (component.scope === 'transcript' && kept.outcome.loss !== 'none') slot.final = true;
+  report(run, component, slot, started, 'rewrite', undefined, {
+    before,
+    after: kept.text,
+    bytesIn,
+    bytesOut: byteLength(kept.text),
+    loss: kept.outcome.loss,
+    ...(kept.outcome.note ? { note: kept.outcome.note } : {}),
+    ...(kept.key ? { key: kept.key } : {}),
+  });
+}
+
+function report(
+  run: Run,
+  component: Component,
+  slot: Slot,
+  started: number,
+  action: EventAction,
+  reason: string | undefined,
+  extra: Partial<PipelineEvent> = {},
+): void {
+  const bytes = byteLength(slot.current);
+  emit(run, {
+    ...base(component.name, slot.output.id, action, bytes, bytes, reason, slot.output),
+    ms: performance.now() - started,
+    ...extra,
+  });
+}
+
+/** Applies the held-back rewrites of pinned outputs when together they are worth a batch. */
+async function flushHeld(run: Run): Promise<void> {
+  // Held rewrites of messages a summary replaced are moot: they are never sent.
+  const held = run.held.filter((h) => !h.slot.gone);
+  if (held.length === 0) return;
+  const batch = run.opts.replay?.flushTokens ?? 0;
+  let saved = 0;
+  for (const h of held)
+    saved += (await run.opts.tokens.count(h.slot.current)) - (await run.opts.tokens.count(h.kept.text));
+  if (saved < batch) {
+    const why = `held back until a batch is due (${saved} of ${batch} tokens pending)`;
+    for (const h of held) {
+      const bytes = byteLength(h.slot.current);
+      emit(run, base(h.component.name, h.slot.output.id, 'skip', bytes, bytes, why, h.slot.output));
+    }
+    return;
+  }
+  for (const h of held) await commit(run, h.component, h.slot, h.kept, h.started);
+}
+
+function resultOf(run: Run): PipelineResult {
+  const rewrites = new Map<string, string>();
+  const finals = new Set<string>();
+  const gone = new Set<string>();
+  for (const s of run.slots) {
+    if (s.gone) gone.add(s.output.id);
+    else if (s.current !== s.original) rewrites.set(s.output.id, s.current);
+    if (s.final) finals.add(s.output.id);
+  }
+  return { rewrites, events: run.events, edits: run.edits, finals, gone };
+}

@@ -1,0 +1,61 @@
+/**
+ * The pipeline's state for each tool output (a slot): the original as it arrived, the text it has
+ * now, and where it stands in a replayed session. An output already sent in an earlier turn starts
+ * from the text sent then (a pin), so the provider's prompt cache keeps matching; an output that
+ * never changes (src/pipeline/gates.ts) was sent as it is, whatever its pin says.
+ */
+import type { ToolOutput } from '../input/transcript.js';
+import { alwaysVerbatim } from './gates.js';
+
+/** What an earlier run of the same session sent for one output. */
+export interface Pin {
+  text: string;
+  /** A placeholder from a transcript-scope component (masked, deduped, superseded): frozen for good. */
+  final: boolean;
+}
+
+export interface Slot {
+  output: ToolOutput;
+  /** The output as it arrived: what a marker stands for. */
+  original: string;
+  /** Its text after the stages so far (or as sent in an earlier turn). */
+  current: string;
+  /** Sent in an earlier turn of a replayed session: current is what was sent. */
+  pinned: boolean;
+  final: boolean;
+  /** A held-back rewrite is waiting for this slot: later stages leave it alone. */
+  held: boolean;
+  /** Its message was replaced by a summary: nothing more to decide. */
+  gone: boolean;
+  /**
+   * The marker and hint a declarative filter's rewrite of this run put in `current`, for this
+   * output's original: a later lossy stage of the same run sees the text without it and may shorten
+   * it further under the same marker (a filter that kept too much is still folded), since the
+   * original is stashed.
+   */
+  tag?: string;
+}
+
+/** What a component sees of a slot's text: without this run's own marker for its original. */
+export function contentOf(slot: Slot): string {
+  return slot.tag === undefined ? slot.current : slot.current.replace(slot.tag, '');
+}
+
+export function openSlots(
+  outputs: readonly ToolOutput[],
+  pins: ReadonlyMap<string, Pin> | undefined,
+): Slot[] {
+  return outputs.map((o): Slot => {
+    const pin = pins?.get(o.id);
+    const current = pin && alwaysVerbatim(o) === undefined ? pin.text : o.text;
+    return {
+      output: o,
+      original: o.text,
+      current,
+      pinned: !!pin,
+      final: !!pin?.final,
+      held: false,
+      gone: false,
+    };
+  });
+}

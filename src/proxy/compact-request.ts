@@ -1,0 +1,185 @@
+/**
+ * One request body through the engine (compactText — the same pipeline as every other door), with
+ * the proxy's guarantees around it:
+ *   - fail open: a body that does not decode, is not UTF-8, does not fit its route's format, makes
+ *     the engine throw, or is not done within the deadline goes on exactly as it came;
+ *   - no marker without its original: the request's queued store writes are awaited, and a failed
+ *     one sends the original instead;
+ *   - --observe: the decisions are made (and recorded for `cg stats`) but the original goes on.
+ * Turns of one session are compacted one at a time, in arrival order, so its replay record moves
+ * forward the way the conversation did.
+ */
+import type { FilterSource, InputFormat } from '../component.js';
+import type { CgConfig } from '../config.js';
+import { compactText } from '../engine.js';
+import { isRewritableText } from '../io.js';
+import type { PipelineEvent } from '../pipeline/run.js';
+import type { Store } from '../store/store.js';
+import type { Tokens } from '../tokens.js';
+import { decodeBody } from './body.js';
+import { rawHeader } from './headers.js';
+import type { RetryMemo } from './retry-memo.js';
+import { requestSession } from './session-id.js';
+import { observingStore, type StoreCache } from './store-cache.js';
+
+export interface CompactDeps {
+  config: CgConfig;
+  preset: string;
+  /** null: lossless components only. */
+  store: StoreCache | null;
+  /** The real store, for --observe (nothing is written to it). */
+  baseStore: Store | null;
+  filters: FilterSource;
+  /** A long-lived token counter for a session (its cache spares recounting earlier turns). */
+  tokensFor(session: string | undefined): Tokens;
+  timeoutMs: number;
+  observe: boolean;
+  /** Environment for model-assisted components (provider base URLs point at the upstreams). */
+  env: NodeJS.ProcessEnv;
+  /** Where session records live (observe mode keeps its own, apart from what was really sent). */
+  sessionDir?: string;
+  /** Each recent session's last turn, for a client's retry of the same body. */
+  retries?: RetryMemo;
+}
+
+export interface CompactedRequest {
+  /** What to send upstream. */
+  body: Buffer;
+  /** The body differs from what the client sent: send it plain with its own content-length. */
+  rewritten: boolean;
+  /** Why the original went on, when compaction was tried and given up. */
+  fellOpen?: string;
+  /** The decisions (also in observe mode), for stats and --verbose. */
+  events: PipelineEvent[];
+  format: InputFormat;
+  session?: string;
+  bytesIn: number;
+  bytesOut: number;
+  ms: number;
+}
+
+const queues = new Map<string, Promise<unknown>>();
+
+/** Runs fn after every earlier call with the same key has settled. */
+async function inOrder<T>(key: string | undefined, fn: () => Promise<T>): Promise<T> {
+  if (key === undefined) return fn();
+  const before = queues.get(key) ?? Promise.resolve();
+  const run = before.then(fn, fn);
+  const tail = run.catch(() => undefined);
+  queues.set(key, tail);
+  try {
+    return await run;
+  } finally {
+    if (queues.get(key) === tail) queues.delete(key);
+  }
+}
+
+class Deadline extends Error {}
+
+export async function compactRequest(
+  raw: Buffer,
+  format: Exclude<InputFormat, 'text'>,
+  rawHeaders: readonly string[],
+  deps: CompactDeps,
+): Promise<CompactedRequest> {
+  const started = performance.now();
+  const events: PipelineEvent[] = [];
+  const original = (fellOpen?: string, session?: string): CompactedRequest => ({
+    body: raw,
+    rewritten: false,
+    ...(fellOpen ? { fellOpen } : {}),
+    events,
+    format,
+    ...(session !== undefined ? { session } : {}),
+    bytesIn: raw.length,
+    bytesOut: raw.length,
+    ms: performance.now() - started,
+  });
+  if (raw.length === 0) return original();
+  const decoded = await decodeBody(raw, rawHeader(rawHeaders, 'content-encoding'));
+  if (!decoded.ok) return original(decoded.reason);
+  if (!isRewritableText(decoded.body)) return original('body is not UTF-8 text');
+  // The text is made only when needed: a retry found by a session header never decodes the body.
+  let text: string | undefined;
+  const textOf = () => {
+    text ??= decoded.body.toString('utf8');
+    return text;
+  };
+  const sessionId = requestSession(format, textOf, rawHeaders);
+
+  return inOrder(sessionId, async () => {
+    const again = deps.observe ? undefined : deps.retries?.get(sessionId, raw);
+    if (again) {
+      // No events: a retry saves tokens again, but rewrites no output the ledger has not seen.
+      const { body, rewritten } = again;
+      return {
+        body,
+        rewritten,
+        events,
+        format,
+        ...(sessionId !== undefined ? { session: sessionId } : {}),
+        bytesIn: raw.length,
+        bytesOut: body.length,
+        ms: performance.now() - started,
+      };
+    }
+    const abort = new AbortController();
+    const store = deps.observe
+      ? deps.baseStore
+        ? observingStore(deps.baseStore)
+        : null
+      : (deps.store?.forRequest() ?? null);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const run = compactText(textOf(), {
+        preset: deps.preset,
+        config: deps.config,
+        format,
+        inputBytes: decoded.body,
+        store,
+        tokens: deps.tokensFor(sessionId),
+        filters: deps.filters,
+        session: {
+          ...(sessionId !== undefined ? { id: sessionId } : {}),
+          ...(deps.sessionDir !== undefined ? { dir: deps.sessionDir } : {}),
+          env: deps.env,
+        },
+        env: deps.env,
+        signal: abort.signal,
+        onEvent: (e) => events.push(e),
+      });
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Deadline()), deps.timeoutMs);
+      });
+      const result = await Promise.race([run, deadline]);
+      const session = result.session ?? sessionId;
+      if (deps.observe || !result.changed) {
+        if (!deps.observe) deps.retries?.set(sessionId, raw, { body: raw, rewritten: false });
+        return original(undefined, session);
+      }
+      const failures = store && 'flush' in store ? await store.flush() : [];
+      if (failures.length > 0) return original(`store write failed (${failures[0]})`, session);
+      const body = Buffer.from(result.output, 'utf8');
+      deps.retries?.set(sessionId, raw, { body, rewritten: true });
+      return {
+        body,
+        rewritten: true,
+        events,
+        format: result.format,
+        ...(session !== undefined ? { session } : {}),
+        bytesIn: raw.length,
+        bytesOut: body.length,
+        ms: performance.now() - started,
+      };
+    } catch (err) {
+      abort.abort();
+      if (err instanceof Deadline) return original(`compaction took over ${deps.timeoutMs} ms`, sessionId);
+      return original(
+        `compaction failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+        sessionId,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}

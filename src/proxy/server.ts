@@ -1,0 +1,222 @@
+/**
+ * The proxy server: node:http in front, undici to the upstreams. Each request is routed
+ * (routes.ts); a compacted route's body is read whole and goes through compactRequest, any other
+ * request streams through untouched. The upstream for each provider is fixed at start-up — the
+ * request only ever chooses a path on it, so this is not an open proxy (an absolute-form target or
+ * CONNECT is refused). Nothing here logs a body or a secret: --verbose prints the route, sizes,
+ * timings and the header names with secret-bearing values redacted. One path is the proxy's own:
+ * GET /_cg/health, which `cg doctor` asks. Stats are recorded after the
+ * response is done, so they never add to a turn's latency.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FilterSource } from '../component.js';
+import type { CgConfig } from '../config.js';
+import type { PipelineEvent } from '../pipeline/run.js';
+import type { Store } from '../store/store.js';
+import { createTokens, type Tokens } from '../tokens.js';
+import { BodyTooLarge, readBody } from './body.js';
+import { type CompactedRequest, compactRequest } from './compact-request.js';
+import { providerError } from './errors.js';
+import { forwardRequestHeaders, redactedHeaders } from './headers.js';
+import { retryMemo } from './retry-memo.js';
+import { type Provider, routeOf } from './routes.js';
+import { storeCache } from './store-cache.js';
+import { forward } from './upstream.js';
+
+export interface ProxyOptions {
+  config: CgConfig;
+  upstreams: Record<Provider, string>;
+  preset: string;
+  store: Store | null;
+  filters: FilterSource;
+  observe: boolean;
+  timeoutMs: number;
+  env: NodeJS.ProcessEnv;
+  sessionDir?: string;
+  /** One line per request (and its headers, redacted) under --verbose. */
+  log?: (line: string) => void;
+  /** After each compacted request's response is done: the decisions, for the stats ledger. */
+  onCompacted?: (c: CompactedRequest) => void | Promise<void>;
+  /** Upstream timeouts (ms): until the response headers, and between body chunks. */
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+}
+
+export interface RunningProxy {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Answered by the proxy itself (cg doctor asks it); every other path goes upstream. */
+export const HEALTH_PATH = '/_cg/health';
+
+/** Sessions whose token counters are kept (their caches spare recounting earlier turns). */
+const TOKEN_SESSIONS = 16;
+
+function tokenCounters(tokenizer: CgConfig['tokenizer']): (session: string | undefined) => Tokens {
+  const bySession = new Map<string, Tokens>();
+  return (session) => {
+    if (session === undefined) return createTokens(tokenizer);
+    let t = bySession.get(session);
+    if (t) bySession.delete(session);
+    else t = createTokens(tokenizer);
+    bySession.set(session, t);
+    if (bySession.size > TOKEN_SESSIONS) bySession.delete(bySession.keys().next().value as string);
+    return t;
+  };
+}
+
+function summary(events: readonly PipelineEvent[]): string {
+  const by = new Map<string, number>();
+  for (const e of events) if (e.action === 'rewrite') by.set(e.component, (by.get(e.component) ?? 0) + 1);
+  return [...by].map(([c, n]) => `${c} ${n}`).join(', ') || 'no rewrites';
+}
+
+export async function createProxy(
+  opts: ProxyOptions,
+): Promise<{ server: Server; listen(port: number, host: string): Promise<RunningProxy> }> {
+  // Loaded here, not at the top: a bundle hoists static imports into every cg start-up.
+  const [{ createServer }, { Agent }] = await Promise.all([import('node:http'), import('undici')]);
+  const dispatcher = new Agent({
+    headersTimeout: opts.headersTimeoutMs ?? 600_000,
+    bodyTimeout: opts.bodyTimeoutMs ?? 600_000,
+    connect: { timeout: 10_000 },
+  });
+  const cache = opts.store ? storeCache(opts.store) : null;
+  const deps = {
+    config: opts.config,
+    preset: opts.preset,
+    store: cache,
+    baseStore: opts.store,
+    filters: opts.filters,
+    tokensFor: tokenCounters(opts.config.tokenizer),
+    timeoutMs: opts.timeoutMs,
+    observe: opts.observe,
+    env: opts.env,
+    ...(opts.sessionDir !== undefined ? { sessionDir: opts.sessionDir } : {}),
+    retries: retryMemo(),
+  };
+  const log = opts.log;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const target = req.url ?? '';
+    const route = routeOf(req.method ?? 'GET', target.split('?')[0] ?? '', req.headers);
+    if (!target.startsWith('/') || target.startsWith('//')) {
+      const e = providerError(
+        route.provider,
+        400,
+        'cg proxy: only origin-form request targets (/path) are accepted',
+        'bad_request',
+      );
+      res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body);
+      return;
+    }
+    if (target === HEALTH_PATH && req.method === 'GET') {
+      const body = JSON.stringify({ cg: 'proxy', preset: opts.preset, observe: opts.observe });
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
+        .end(body);
+      return;
+    }
+    const upstream = { provider: route.provider, base: opts.upstreams[route.provider] };
+    log?.(
+      `→ ${req.method} ${target.split('?')[0]} (${route.provider}${route.format ? `, ${route.format}` : ''}) ${redactedHeaders(req.rawHeaders)}`,
+    );
+    if (!route.format) {
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const r = await forward(
+        dispatcher,
+        upstream,
+        req,
+        res,
+        target,
+        forwardRequestHeaders(req.rawHeaders),
+        hasBody ? req : null,
+      );
+      log?.(
+        `← ${r.status} ${req.method} ${target.split('?')[0]} passed through, ${(performance.now() - started).toFixed(0)} ms${r.problem ? `; ${r.problem}` : ''}`,
+      );
+      return;
+    }
+    let raw: Buffer;
+    try {
+      raw = await readBody(req);
+    } catch (err) {
+      const tooLarge = err instanceof BodyTooLarge;
+      const e = providerError(
+        route.provider,
+        tooLarge ? 413 : 400,
+        `cg proxy: ${tooLarge ? err.message : 'request body could not be read'}`,
+        'bad_request',
+      );
+      if (!res.headersSent)
+        res.writeHead(e.status, { 'content-type': 'application/json', connection: 'close' }).end(e.body);
+      return;
+    }
+    const c = await compactRequest(raw, route.format, req.rawHeaders, deps);
+    const headers = c.rewritten
+      ? [
+          ...forwardRequestHeaders(req.rawHeaders, ['content-length', 'content-encoding']),
+          'content-length',
+          String(c.body.length),
+        ]
+      : forwardRequestHeaders(req.rawHeaders);
+    const r = await forward(dispatcher, upstream, req, res, target, headers, c.body);
+    log?.(
+      `← ${r.status} ${req.method} ${target.split('?')[0]} ${c.rewritten ? `${c.bytesIn} → ${c.bytesOut} bytes` : opts.observe ? 'observed, sent unchanged' : 'sent unchanged'}` +
+        ` (${summary(c.events)}) in ${c.ms.toFixed(0)} ms${c.session ? `, session ${c.session}` : ''}` +
+        `${c.fellOpen ? `; fell open: ${c.fellOpen}` : ''}${r.problem ? `; ${r.problem}` : ''}`,
+    );
+    await opts.onCompacted?.(c);
+  }
+
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      // A bug of ours must cost the client one request, never the proxy.
+      log?.(`internal error: ${err instanceof Error ? err.message : String(err)}`);
+      if (!res.headersSent)
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end('{"error":{"message":"cg proxy internal error"}}');
+      else res.destroy();
+    });
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  // Not a tunnelling proxy: CONNECT and protocol upgrades (websockets) are refused.
+  const refuse = (_req: IncomingMessage, socket: import('node:stream').Duplex) => {
+    socket.end('HTTP/1.1 501 Not Implemented\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  };
+  server.on('connect', refuse);
+  server.on('upgrade', refuse);
+
+  return {
+    server,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const a = server.address() as AddressInfo;
+          const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+          resolve({
+            server,
+            url: `http://${h}:${a.port}`,
+            close: async () => {
+              await new Promise<void>((r) => {
+                server.close(() => r());
+                server.closeAllConnections();
+              });
+              await dispatcher.close();
+            },
+          });
+        });
+      });
+    },
+  };
+}

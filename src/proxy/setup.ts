@@ -1,0 +1,41 @@
+/**
+ * What a user puts in front of an agent to route it through `cg proxy`: the lines `cg proxy`
+ * prints at start-up, and the values `cg init claude --proxy` and `cg doctor` use. One place, so
+ * the printed advice, the installer and the check cannot drift apart.
+ */
+
+export const DEFAULT_PROXY_URL = 'http://127.0.0.1:8787';
+
+/** Codex's provider name for cg in ~/.codex/config.toml. */
+export const CODEX_PROVIDER = 'cg';
+
+/** The Codex config.toml lines for a provider that goes through the proxy. */
+export function codexSnippet(url: string): string {
+  return [
+    `model_provider = "${CODEX_PROVIDER}"`,
+    `[model_providers.${CODEX_PROVIDER}]`,
+    'name = "cg proxy"',
+    `base_url = "${url}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "OPENAI_API_KEY"',
+  ].join('\n');
+}
+
+/** The lines `cg proxy` prints once it listens at `url`. */
+export function setupLines(url: string): string {
+  const indent = (s: string) =>
+    s
+      .split('\n')
+      .map((l) => `    ${l}`)
+      .join('\n');
+  return [
+    'Claude Code (or `cg init claude --proxy` to write it into ~/.claude/settings.json):',
+    `    export ANTHROPIC_BASE_URL=${url}`,
+    '    export ENABLE_TOOL_SEARCH=true   # Claude Code turns tool search off for a non-default host',
+    'Codex (~/.codex/config.toml; Codex talks HTTP to a custom provider, no websockets):',
+    indent(codexSnippet(url)),
+    'OpenAI SDKs and other clients:',
+    `    export OPENAI_BASE_URL=${url}/v1`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,140 @@
+/**
+ * The store a Redis URL selects: the shared Redis store, with the local disk store behind it in the
+ * roles the user chose (store.fallback, store.cache). It keeps the one rule of every store — never
+ * a marker without a persisted original — when the server is down or slow:
+ *
+ *   put   Redis; if Redis cannot persist (down, slow, refused, full) and fallback is on, the local
+ *         disk store (that marker then expands on this machine only); else the put fails and the
+ *         pipeline reverts that rewrite, so only lossless rewrites reach the output.
+ *   read  the local cache first when cache is on (then Redis's expiry is refreshed); Redis; then
+ *         the local store, which holds what was stashed there while Redis was down.
+ *
+ * A collision is never "fallen back" from: it is an answer, not an outage. The first time Redis
+ * fails in a process, one line says so on stderr (the reason, never a value); `--verbose` shows the
+ * rest.
+ */
+import type { RedisStore } from './redis-store.js';
+import {
+  type EntryRead,
+  type PruneResult,
+  type PutResult,
+  readEntry,
+  type Store,
+  type StoreInfo,
+} from './store.js';
+
+export interface FleetOptions {
+  redis: RedisStore;
+  /** The local disk store; used only in the roles below. */
+  local: Store;
+  fallback: boolean;
+  cache: boolean;
+  /** Prints one line (without the `cg: ` prefix). */
+  warn: (line: string) => void;
+}
+
+export function createFleetStore(opts: FleetOptions): Store {
+  const { redis, local, fallback, cache } = opts;
+  const useLocal = fallback || cache;
+  let warned = false;
+  const warnOnce = (line: string) => {
+    if (warned) return;
+    warned = true;
+    opts.warn(line);
+  };
+
+  async function cacheCopy(bytes: Buffer): Promise<void> {
+    // The cache is a convenience: a failure to fill it changes nothing.
+    await local.put(bytes.toString('utf8'), bytes).catch(() => undefined);
+  }
+
+  const store: Store = {
+    dir: redis.dir,
+
+    async writable() {
+      if (await redis.writable()) return true;
+      const why = `store ${redis.link.display}: ${redis.link.downReason() ?? 'unavailable'}`;
+      if (fallback && (await local.writable())) {
+        warnOnce(`${why}; stashing in the local store at ${local.dir} (markers expand on this machine only)`);
+        return true;
+      }
+      warnOnce(`${why}; lossless rewrites only`);
+      return false;
+    },
+
+    async put(original, bytes): Promise<PutResult> {
+      const r = await redis.put(original, bytes);
+      if (r.ok || r.reason !== 'unwritable') return r;
+      if (fallback) {
+        const l = await local.put(original, bytes);
+        if (l.ok) {
+          warnOnce(
+            `store ${r.detail ?? redis.dir}; stashing in the local store at ${local.dir} (markers expand on this machine only)`,
+          );
+          return l;
+        }
+      }
+      warnOnce(`store ${r.detail ?? redis.dir}; lossless rewrites only`);
+      return r;
+    },
+
+    async has(key) {
+      // A local cache copy does not count: other machines could not expand the marker. A fallback
+      // entry does, as it would have at its put.
+      if (await redis.has(key)) return true;
+      return fallback && !!(await local.has?.(key));
+    },
+
+    async read(key): Promise<EntryRead> {
+      if (cache) {
+        const hit = await readEntry(local, key);
+        if (hit.found) {
+          await redis.touch(key);
+          return hit;
+        }
+      }
+      const r = await redis.read(key);
+      if (r.found) {
+        if (cache) await cacheCopy(r.bytes);
+        return r;
+      }
+      if (useLocal && !cache) {
+        const l = await readEntry(local, key);
+        if (l.found) return l;
+      }
+      return r;
+    },
+
+    async peek(key): Promise<EntryRead> {
+      const r = await redis.peek(key);
+      if (r.found || !useLocal) return r;
+      const l = local.peek ? await local.peek(key) : await readEntry(local, key);
+      return l.found ? l : r;
+    },
+
+    async get(key) {
+      const r = await store.read!(key);
+      return r.found ? r.bytes : undefined;
+    },
+
+    async info(): Promise<StoreInfo> {
+      const [info, server] = await Promise.all([redis.info(), redis.server()]);
+      const out: StoreInfo = { ...info, backend: 'redis', server };
+      if (useLocal) out.local = { ...(await local.info()), fallback, cache };
+      return out;
+    },
+
+    async prune(pruneOpts): Promise<PruneResult> {
+      const r = await redis.prune(pruneOpts);
+      if (useLocal) r.local = await local.prune({ force: true });
+      return r;
+    },
+
+    async clear() {
+      const n = await redis.clear();
+      return useLocal ? n + (await local.clear()) : n;
+    },
+  };
+
+  return store;
+}

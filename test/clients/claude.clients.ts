@@ -1,0 +1,271 @@
+/**
+ * Claude Code, the real binary (clients.json), against the scripted Anthropic server: the session of
+ * issue 15 with and without `cg init claude`, and the permission matrix. The tool results in the
+ * requests Claude Code sends back are what its model reads.
+ */
+import { writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { contentText, type FakeModel, startFakeModel } from './fake-model.js';
+import {
+  CG,
+  cg,
+  client,
+  countTokens,
+  expand,
+  makeWorld,
+  markersIn,
+  run,
+  skipReason,
+  table,
+  type World,
+} from './harness.js';
+import { makeProject } from './project.js';
+import { type HostCalls, normaliseTimings, SESSION, type Step, scriptFor } from './session.js';
+
+const skip = skipReason('claude');
+
+const CALLS: HostCalls = {
+  shell: (command) => ({ name: 'Bash', input: { command, description: 'scripted step' } }),
+  read: (path) => ({ name: 'Read', input: { file_path: path } }),
+  expand: (key) => ({ name: 'mcp__cg__cg_expand', input: { key } }),
+};
+
+interface StepResult {
+  text: string;
+  isError: boolean;
+}
+
+interface Session {
+  world: World;
+  results: StepResult[];
+  stderr: string;
+}
+
+/**
+ * A result with what differs between two worlds by construction taken out: their paths (also as
+ * Claude Code's dashed project directory names), session ids, pytest's timings and column padding (and so the count Claude Code gives of the characters it cut).
+ */
+function same(s: Session, r: StepResult): string {
+  const name = basename(s.world.root);
+  return normaliseTimings(r.text.replaceAll(s.world.root, '<root>').replaceAll(name, '<world>'))
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    .replace(/tool-results\/[\w-]+\.txt/g, 'tool-results/<id>.txt')
+    .replace(/\[\d+ characters truncated\]/g, '[N characters truncated]')
+    .replace(/ {2,}/g, ' ');
+}
+
+function firstDifference(a: string, b: string): string {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  const i = x.findIndex((l, k) => l !== y[k]);
+  return `line ${i + 1}: ${JSON.stringify(x[i])} vs ${JSON.stringify(y[i])}`;
+}
+
+/** The tool results of the last main-conversation request, in call order. */
+function toolResults(model: FakeModel): StepResult[] {
+  const main = model.requests.filter(
+    (r) => Array.isArray(r.tools) && (r.tools as { name?: string }[]).some((t) => t.name === 'Bash'),
+  );
+  const last = main.at(-1);
+  const messages = (last?.messages ?? []) as { role: string; content: unknown }[];
+  return messages.flatMap((m) =>
+    Array.isArray(m.content)
+      ? (m.content as { type?: string; content?: unknown; is_error?: boolean }[])
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => ({ text: contentText(b.content), isError: b.is_error === true }))
+      : [],
+  );
+}
+
+async function session(
+  steps: readonly Step[],
+  o: { withCg: boolean; allow: string[]; ask?: string[]; deny?: string[] },
+): Promise<Session> {
+  const world = makeWorld(o.withCg ? 'claude-cg-' : 'claude-raw-');
+  makeProject(world.work);
+  if (o.withCg) {
+    const init = cg(world, ['init', 'claude']);
+    expect(init.code, init.stderr).toBe(0);
+  }
+  const settings = join(world.root, 'permissions.json');
+  writeFileSync(
+    settings,
+    JSON.stringify({ permissions: { allow: o.allow, ask: o.ask ?? [], deny: o.deny ?? [] } }),
+  );
+  const mcp = join(world.root, 'mcp.json');
+  writeFileSync(
+    mcp,
+    JSON.stringify({
+      mcpServers: {
+        cg: {
+          command: process.execPath,
+          args: [CG, 'mcp'],
+          env: { CG_STORE_DIR: world.store, CG_STATE_DIR: world.env.CG_STATE_DIR },
+        },
+      },
+    }),
+  );
+  const model = await startFakeModel('anthropic', scriptFor(steps, CALLS, world.work));
+  try {
+    const r = await run(
+      client('claude').bin!,
+      [
+        '-p',
+        'Run the scripted steps.',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--settings',
+        settings,
+        '--mcp-config',
+        mcp,
+      ],
+      {
+        cwd: world.work,
+        env: {
+          ...world.env,
+          ANTHROPIC_API_KEY: 'sk-ant-test',
+          ANTHROPIC_BASE_URL: model.url,
+          DISABLE_TELEMETRY: '1',
+          DISABLE_AUTOUPDATER: '1',
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+      },
+    );
+    const results = toolResults(model);
+    writeFileSync(join(world.root, 'results.json'), JSON.stringify(results, null, 1));
+    return { world, results, stderr: r.stderr };
+  } finally {
+    await model.close();
+  }
+}
+
+const ALLOW = [
+  'Bash(python3 -m pytest:*)',
+  'Bash(git status:*)',
+  'Bash(git log:*)',
+  'Bash(cd sub && pytest -q)',
+  'Bash(grep:*)',
+  'Bash(cat:*)',
+  'Read',
+  'mcp__cg__cg_expand',
+];
+
+describe.skipIf(skip !== undefined)(
+  `Claude Code ${client('claude').version ?? ''} with cg init claude`,
+  () => {
+    let raw: Session;
+    let withCg: Session;
+
+    beforeAll(async () => {
+      [raw, withCg] = await Promise.all([
+        session(SESSION, { withCg: false, allow: ALLOW }),
+        session(SESSION, { withCg: true, allow: ALLOW }),
+      ]);
+    });
+
+    it('gets a tool result for every step of the session, with and without cg', () => {
+      expect(raw.results.length, raw.stderr).toBe(SESSION.length);
+      expect(withCg.results.length, withCg.stderr).toBe(SESSION.length);
+    });
+
+    it('cuts the tokens of the tool results the model reads by at least 40 %', async () => {
+      const rows = [];
+      for (const [i, s] of SESSION.entries()) {
+        if (s.kind === 'expand') continue; // what cg_expand returns is an original, not a tool's output
+        rows.push({
+          label: s.label,
+          without: await countTokens([raw.results[i]!.text]),
+          with: await countTokens([withCg.results[i]!.text]),
+        });
+      }
+      const without = rows.reduce((n, r) => n + r.without, 0);
+      const withTotal = rows.reduce((n, r) => n + r.with, 0);
+      process.stdout.write(
+        `Claude Code ${client('claude').version}: tool-result tokens without → with cg\n${table(rows)}\n  total ${without} → ${withTotal} (${Math.round((100 * (without - withTotal)) / without)} % fewer)\n`,
+      );
+      expect(withTotal).toBeLessThanOrEqual(without * 0.6);
+    });
+
+    it('puts a marker in every result it shortened, and every marker expands to the exact original', () => {
+      const seen = new Set<string>();
+      for (const [i, s] of SESSION.entries()) {
+        if (s.kind === 'expand') continue;
+        const text = withCg.results[i]!.text;
+        const a = same(raw, raw.results[i]!);
+        const b = same(withCg, withCg.results[i]!);
+        if (a !== b)
+          expect(markersIn(text).length, `${s.label}: ${firstDifference(a, b)}`).toBeGreaterThan(0);
+        for (const key of markersIn(text)) seen.add(key);
+      }
+      expect(seen.size).toBeGreaterThan(0);
+      for (const key of seen) expect(expand(withCg.world, key), key).toBeDefined();
+      // Deterministic steps: the stash is exactly what the command printed (or the file held).
+      const logKey = markersIn(withCg.results[5]!.text)[0];
+      expect(logKey).toBeDefined();
+      expect(expand(withCg.world, logKey!)).toBe(
+        cg(withCg.world, ['run', '--raw', '--', 'cat', 'logs/app.log']).stdout,
+      );
+      const readKey = markersIn(withCg.results[6]!.text)[0];
+      expect(readKey).toBeDefined();
+      // The Read's stash is the numbered read Claude Code shows the model, byte for byte.
+      expect(expand(withCg.world, readKey!)).toBe(raw.results[6]!.text);
+    });
+
+    it('hands the model the original through the cg_expand MCP tool', () => {
+      const i = SESSION.findIndex((s) => s.kind === 'expand');
+      const key = markersIn(
+        withCg.results
+          .slice(0, i)
+          .map((r) => r.text)
+          .join('\n'),
+      )[0]!;
+      expect(withCg.results[i]!.isError).toBe(false);
+      expect(withCg.results[i]!.text.trimEnd()).toBe(expand(withCg.world, key)!.trimEnd());
+    });
+
+    it('keeps every error status and exit code as the command left it', () => {
+      for (const [i, s] of SESSION.entries()) {
+        if (s.kind === 'expand') continue;
+        expect(withCg.results[i]!.isError, s.label).toBe(raw.results[i]!.isError);
+        const exit = (t: string) => /^Exit code (\d+)/.exec(t)?.[1];
+        expect(exit(withCg.results[i]!.text), s.label).toBe(exit(raw.results[i]!.text));
+      }
+      // The failing runs reach the model as Claude Code made them: it lets no hook replace them.
+      for (const i of [0, 3, 8]) {
+        const a = same(raw, raw.results[i]!);
+        const b = same(withCg, withCg.results[i]!);
+        expect(a === b, firstDifference(a, b)).toBe(true);
+      }
+    });
+  },
+);
+
+const MATRIX: readonly Step[] = [
+  { label: 'allowed: python3 -m pytest -q', kind: 'shell', command: 'python3 -m pytest -q tests' },
+  { label: 'ask: git status', kind: 'shell', command: 'git status' },
+  { label: 'deny: git log', kind: 'shell', command: 'git log -n 3' },
+  { label: 'read-only, no rule: ls', kind: 'shell', command: 'ls' },
+  { label: 'no rule: python3 -c', kind: 'shell', command: "python3 -c 'print(1)'" },
+];
+
+describe.skipIf(skip !== undefined)(`Claude Code ${client('claude').version ?? ''} permission rules`, () => {
+  it('decides allow, ask and deny rules exactly as it does without cg', async () => {
+    const rules = {
+      allow: ['Bash(python3 -m pytest:*)'],
+      ask: ['Bash(git status:*)'],
+      deny: ['Bash(git log:*)'],
+    };
+    const [raw, withCg] = await Promise.all([
+      session(MATRIX, { withCg: false, ...rules }),
+      session(MATRIX, { withCg: true, ...rules }),
+    ]);
+    expect(withCg.results.length).toBe(MATRIX.length);
+    const outcome = (r: StepResult) => (r.isError ? `error: ${r.text.split('\n')[0]}` : 'ran');
+    expect(withCg.results.map(outcome)).toEqual(raw.results.map(outcome));
+    // The matrix is not vacuous: something ran, something was refused.
+    expect(raw.results.map(outcome)).toContain('ran');
+    expect(raw.results.some((r) => r.isError)).toBe(true);
+  });
+});

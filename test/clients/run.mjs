@@ -1,0 +1,84 @@
+// npm run test:clients: installs the pinned agent clients (clients.json) into a cache, then runs
+// a real-client suite inside a network namespace that has only loopback, so the clients can reach
+// nothing but the scripted model servers the tests start on 127.0.0.1: the hooks (*.clients.ts),
+// or with `--suite proxy` (npm run test:proxy-clients) the proxy (test/proxy/*.real.ts).
+// A client that cannot be installed is reported and its tests are skipped, by name, never passed.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const suiteAt = args.indexOf('--suite');
+const suite = suiteAt === -1 ? 'hooks' : args.splice(suiteAt, 2)[1];
+const CONFIGS = {
+  hooks: join(here, 'vitest.config.ts'),
+  proxy: join(here, '..', 'proxy', 'vitest.clients.config.ts'),
+};
+if (!CONFIGS[suite]) {
+  process.stderr.write(`test:clients: unknown suite ${JSON.stringify(suite)} (hooks or proxy)\n`);
+  process.exit(2);
+}
+const root = resolve(here, '../..');
+const clients = JSON.parse(readFileSync(join(here, 'clients.json'), 'utf8'));
+const cache = resolve(process.env.CG_CLIENTS_CACHE || join(root, 'node_modules', '.cache', 'cg-clients'));
+mkdirSync(cache, { recursive: true });
+
+const status = {};
+for (const [name, c] of Object.entries(clients)) {
+  if (name.startsWith('/')) continue;
+  const dir = join(cache, `${name}-${c.version}`);
+  const bin = join(dir, 'node_modules', '.bin', c.bin);
+  if (!existsSync(bin)) {
+    process.stderr.write(`test:clients: installing ${c.package}@${c.version} into ${dir}\n`);
+    mkdirSync(dir, { recursive: true });
+    const r = spawnSync(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', dir, `${c.package}@${c.version}`],
+      { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 600_000 },
+    );
+    if (r.status !== 0 || !existsSync(bin)) {
+      const why = (r.stderr || r.error?.message || `exit ${r.status}`)
+        .trim()
+        .split('\n')
+        .slice(-3)
+        .join(' / ');
+      process.stderr.write(`test:clients: ${c.package}@${c.version} could not be installed: ${why}\n`);
+      status[name] = { ok: false, why: `${c.package}@${c.version} could not be installed: ${why}` };
+      continue;
+    }
+  }
+  const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 });
+  status[name] =
+    v.status === 0
+      ? { ok: true, bin, version: c.version, reported: v.stdout.trim() }
+      : { ok: false, why: `${bin} --version failed: ${(v.stderr || '').trim().split('\n')[0]}` };
+  if (!status[name].ok) process.stderr.write(`test:clients: ${status[name].why}\n`);
+}
+const statusFile = join(cache, 'status.json');
+writeFileSync(statusFile, JSON.stringify(status, null, 2));
+
+// The build the clients' hooks run.
+const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+// Extra arguments pick files, as with vitest: `npm run test:clients -- codex`.
+const extra = args.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+const inner = `ip link set lo up && exec "${process.execPath}" "${vitest}" run --config "${CONFIGS[suite]}" ${extra}`;
+const useNetns =
+  process.getuid?.() === 0 && existsSync('/usr/bin/unshare') && process.env.CG_CLIENTS_NO_NETNS !== '1';
+if (!useNetns) {
+  process.stderr.write(
+    'test:clients: cannot make a loopback-only network namespace (needs root and unshare); not running\n',
+  );
+  process.exit(1);
+}
+const r = spawnSync('unshare', ['-n', 'sh', '-c', inner], {
+  stdio: 'inherit',
+  env: { ...process.env, CG_CLIENTS_STATUS: statusFile },
+});
+// Each run's worlds (homes, projects, stores) go, unless kept to look into: CG_CLIENTS_KEEP=1.
+if (process.env.CG_CLIENTS_KEEP !== '1') rmSync(join(cache, 'runs'), { recursive: true, force: true });
+process.exit(r.status ?? 1);

@@ -1,0 +1,87 @@
+/**
+ * Starts `cg proxy` in-process (createProxy from src/, the server the command runs) in front of a
+ * fake upstream, with a private store and state directory, and sends requests to it.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CgConfig } from '../../src/config.js';
+import { defaultConfig } from '../../src/config.js';
+import { createFilterSource } from '../../src/dsl/registry.js';
+import type { CompactedRequest } from '../../src/proxy/compact-request.js';
+import { createProxy, type RunningProxy } from '../../src/proxy/server.js';
+import { createFsStore } from '../../src/store/fs-store.js';
+import type { Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers.js';
+
+export interface TestProxy extends RunningProxy {
+  store: Store;
+  stateDir: string;
+  compacted: CompactedRequest[];
+  log: string[];
+}
+
+export interface TestProxyOptions {
+  anthropic?: string;
+  openai?: string;
+  observe?: boolean;
+  timeoutMs?: number;
+  preset?: string;
+  store?: Store | null;
+  config?: CgConfig;
+}
+
+export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProxy> {
+  const dir = tempDir('cg-proxy-');
+  const stateDir = join(dir, 'state');
+  mkdirSync(stateDir, { recursive: true });
+  const store =
+    o.store === undefined
+      ? createFsStore({ dir: join(dir, 'store'), ttlDays: 14, maxBytes: 1 << 30, compress: true })
+      : o.store;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CG_STATE_DIR: stateDir,
+    XDG_CONFIG_HOME: join(dir, 'cfg'),
+  };
+  delete env.CG_SESSION;
+  const compacted: CompactedRequest[] = [];
+  const log: string[] = [];
+  const proxy = await createProxy({
+    config: o.config ?? defaultConfig(),
+    upstreams: { anthropic: o.anthropic ?? 'http://127.0.0.1:9', openai: o.openai ?? 'http://127.0.0.1:9' },
+    preset: o.preset ?? 'agent',
+    store,
+    filters: createFilterSource({ cwd: dir, env }),
+    observe: !!o.observe,
+    timeoutMs: o.timeoutMs ?? 30_000,
+    env,
+    log: (l) => log.push(l),
+    onCompacted: (c) => {
+      compacted.push(c);
+    },
+  });
+  const running = await proxy.listen(0, '127.0.0.1');
+  return { ...running, store: store as Store, stateDir, compacted, log };
+}
+
+export interface Sent {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+}
+
+/** POSTs a body through the proxy and reads the whole answer as bytes. */
+export async function send(
+  url: string,
+  path: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+  method = 'POST',
+): Promise<Sent> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(method === 'GET' || method === 'HEAD' ? {} : { body }),
+  });
+  return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
+}

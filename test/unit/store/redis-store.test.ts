@@ -1,0 +1,291 @@
+/**
+ * The Redis store and its link against a real redis-server (skipped when none is installed), and
+ * the fleet store's choices between Redis and the local disk store with stand-ins for both.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createFleetStore } from '../../../src/store/fleet-store.js';
+import { createFsStore, STORE_DEFAULTS } from '../../../src/store/fs-store.js';
+import { keyOf } from '../../../src/store/keys.js';
+import { createRedisLink } from '../../../src/store/redis-link.js';
+import { createRedisStore, type RedisStore } from '../../../src/store/redis-store.js';
+import { parseRedisUrl } from '../../../src/store/redis-url.js';
+import type { PutResult } from '../../../src/store/store.js';
+import { tempDir } from '../../helpers.js';
+import { MemoryStore } from '../../memory-store.js';
+import { NEEDS_REDIS, REDIS_SERVER, RedisServer } from '../../redis-server.js';
+
+const collisions = vi.hoisted(() => new Map<string, string>());
+vi.mock('../../../src/store/keys.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../../src/store/keys.js')>();
+  return {
+    ...actual,
+    keyOf: (data: string | Uint8Array) => {
+      const key = actual.keyOf(data);
+      return collisions.get(key) ?? key;
+    },
+  };
+});
+
+describe.skipIf(!REDIS_SERVER)(`the Redis store on a real server${NEEDS_REDIS}`, () => {
+  let server: RedisServer;
+  let admin: Redis;
+  let n = 0;
+  const open = (extra: Partial<Parameters<typeof createRedisStore>[0]> = {}, timeoutMs = 2000) =>
+    createRedisStore({
+      link: createRedisLink(parseRedisUrl(server.url()), timeoutMs),
+      prefix: `t${n++}:`,
+      ttlDays: 14,
+      compress: true,
+      maxEntryBytes: 2 ** 20,
+      ...extra,
+    });
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    admin = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  it('stores the packed original under <prefix><key> with the TTL, and reads it back byte-identical', async () => {
+    const store = open();
+    const text = 'naïve café 🎉\n'.repeat(500);
+    const put = await store.put(text);
+    expect(put).toEqual({ ok: true, key: keyOf(text), created: true });
+    const name = `${store.dir.split('#')[1]}${put.key}`;
+    expect(await admin.ttl(name)).toBeGreaterThan(14 * 86_400 - 60);
+    expect((await admin.getBuffer(name))!.length).toBeLessThan(Buffer.byteLength(text)); // gzip
+    expect((await store.get(put.key))!.toString('utf8')).toBe(text);
+    store.link.close();
+  });
+
+  it('answers a second put of the same bytes as a re-use, refreshing the expiry', async () => {
+    const store = open();
+    const { key } = await store.put('same bytes');
+    const name = `${store.dir.split('#')[1]}${key}`;
+    await admin.expire(name, 50);
+    expect(await store.put('same bytes')).toEqual({ ok: true, key, created: false });
+    expect(await admin.ttl(name)).toBeGreaterThan(14 * 86_400 - 60);
+  });
+
+  it('refuses a collision: different bytes that hash to the same key, left untouched', async () => {
+    const store = open();
+    const text = 'the real original';
+    const other = 'other bytes, same key';
+    collisions.set(keyOf(other), keyOf(text));
+    try {
+      await store.put(other);
+      const r = await store.put(text);
+      expect(r).toMatchObject({ ok: false, reason: 'collision' });
+      expect((await store.get(keyOf(text)))!.toString()).toBe(other);
+    } finally {
+      collisions.clear();
+    }
+  });
+
+  it('answers has() without reading the value, sliding the expiry of an entry that is there', async () => {
+    const store = open();
+    const { key } = await store.put('is it there?');
+    const name = `${store.dir.split('#')[1]}${key}`;
+    await admin.expire(name, 50);
+    expect(await store.has(key)).toBe(true);
+    expect(await admin.ttl(name)).toBeGreaterThan(14 * 86_400 - 60);
+    await admin.del(name);
+    expect(await store.has(key)).toBe(false);
+    expect(await store.has('not a key')).toBe(false);
+    store.link.close();
+  });
+
+  it('tells a corrupt value from a missing key, and replaces it on the next put', async () => {
+    const store = open();
+    const text = 'to be damaged\n'.repeat(100);
+    const { key } = await store.put(text);
+    const name = `${store.dir.split('#')[1]}${key}`;
+    await admin.set(name, Buffer.from([0x1f, 0x8b, 1, 2, 3]));
+    expect(await store.read(key)).toMatchObject({ found: false, why: 'corrupt' });
+    expect(await store.read('0123456789abcdef')).toEqual({ found: false, why: 'missing' });
+    expect(await store.put(text)).toMatchObject({ ok: true, created: true });
+    expect((await store.get(key))!.toString()).toBe(text);
+  });
+
+  it('refuses an entry over the per-entry cap without sending it', async () => {
+    const store = open({ maxEntryBytes: 1024, compress: false });
+    const r = await store.put('x'.repeat(2000));
+    expect(r).toMatchObject({ ok: false, reason: 'error' });
+    expect((r as Extract<PutResult, { ok: false }>).detail).toMatch(/exceeds store.max_entry_mb/);
+    expect(await admin.exists(`${store.dir.split('#')[1]}${keyOf('x'.repeat(2000))}`)).toBe(0);
+  });
+
+  it('peeks without renewing the expiry, and never reaches the server for a malformed key', async () => {
+    const store = open();
+    const { key } = await store.put('peek at me');
+    const name = `${store.dir.split('#')[1]}${key}`;
+    await admin.expire(name, 100);
+    expect((await store.peek(key)).found).toBe(true);
+    expect(await admin.ttl(name)).toBeLessThanOrEqual(100);
+    expect(await store.read('../../etc/passwd')).toEqual({ found: false, why: 'missing' });
+  });
+
+  it('counts, clears and prunes only the keys of its own prefix', async () => {
+    const store = open();
+    const prefix = store.dir.split('#')[1]!;
+    await store.put('one');
+    await store.put('two');
+    await admin.set(`${prefix}not-a-key`, 'x');
+    await admin.set(`other:${keyOf('one')}`, 'x');
+    expect(await store.info()).toMatchObject({ entries: 2, ttlDays: 14 });
+    expect(await store.clear()).toBe(2);
+    expect(await admin.get(`${prefix}not-a-key`)).toBe('x');
+    expect(await admin.get(`other:${keyOf('one')}`)).toBe('x');
+    expect((await store.info()).entries).toBe(0);
+  });
+});
+
+describe(`the Redis link`, () => {
+  let silent: Server;
+  let port = 0;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    silent = createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    const a = silent.address();
+    port = typeof a === 'object' && a ? a.port : 0;
+  });
+  afterAll(async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => silent.close(r));
+  });
+
+  it('gives up on a server that never answers within its bound, then fails at once without retrying', async () => {
+    const link = createRedisLink(parseRedisUrl(`redis://127.0.0.1:${port}`), 200);
+    await expect(link.run((c) => c.ping())).rejects.toMatchObject({
+      kind: 'down',
+      message: /no answer within 200 ms/,
+    });
+    const accepted = sockets.length;
+    await expect(link.run((c) => c.ping())).rejects.toMatchObject({ kind: 'down' });
+    expect(sockets.length).toBe(accepted); // no second connection
+    expect(link.downReason()).toMatch(/no answer/);
+  });
+
+  it('reports a refused connection with the socket error', async () => {
+    const link = createRedisLink(parseRedisUrl('redis://127.0.0.1:1'), 500);
+    await expect(link.run((c) => c.ping())).rejects.toMatchObject({ kind: 'down', message: /ECONNREFUSED/ });
+  });
+});
+
+/** A Redis store stand-in whose answers a test sets. */
+function fakeRedis(put: (original: string) => PutResult, entries = new Map<string, Buffer>()): RedisStore {
+  const mem = new MemoryStore();
+  return {
+    backend: 'redis',
+    dir: 'redis://fake:6379/0#cg:',
+    link: {
+      display: 'redis://fake:6379/0',
+      run: async () => undefined as never,
+      downReason: () => undefined,
+      close() {},
+    },
+    writable: async () => true,
+    put: async (original) => put(original),
+    get: async (key) => entries.get(key),
+    has: async (key) => entries.has(key),
+    read: async (key) =>
+      entries.has(key) ? { found: true, bytes: entries.get(key)! } : { found: false, why: 'missing' },
+    peek: async (key) =>
+      entries.has(key) ? { found: true, bytes: entries.get(key)! } : { found: false, why: 'missing' },
+    touch: vi.fn(async () => undefined),
+    server: async () => ({ url: 'redis://fake:6379/0', prefix: 'cg:' }),
+    info: () => mem.info(),
+    prune: () => mem.prune(),
+    clear: () => mem.clear(),
+  };
+}
+
+const down = (original: string): PutResult => ({
+  ok: false,
+  key: keyOf(original),
+  reason: 'unwritable',
+  detail: 'redis://fake:6379/0: connect ECONNREFUSED',
+});
+
+describe('the fleet store', () => {
+  const local = () => createFsStore({ dir: join(tempDir('cg-fleet-'), 'store'), ...STORE_DEFAULTS });
+
+  it('falls back to the local store when Redis cannot persist, saying so once', async () => {
+    const warn = vi.fn();
+    const disk = local();
+    const fleet = createFleetStore({
+      redis: fakeRedis(down),
+      local: disk,
+      fallback: true,
+      cache: false,
+      warn,
+    });
+    const a = await fleet.put('first');
+    const b = await fleet.put('second');
+    expect(a).toMatchObject({ ok: true });
+    expect(b).toMatchObject({ ok: true });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toMatch(
+      /ECONNREFUSED; stashing in the local store at .* \(markers expand on this machine only\)/,
+    );
+    expect((await fleet.get(keyOf('first')))!.toString()).toBe('first');
+  });
+
+  it('fails the put without a fallback, so the pipeline keeps only lossless rewrites', async () => {
+    const warn = vi.fn();
+    const disk = local();
+    const fleet = createFleetStore({
+      redis: fakeRedis(down),
+      local: disk,
+      fallback: false,
+      cache: false,
+      warn,
+    });
+    expect(await fleet.put('first')).toMatchObject({ ok: false, reason: 'unwritable' });
+    expect(warn.mock.calls[0]![0]).toMatch(/; lossless rewrites only$/);
+    expect((await disk.info()).entries).toBe(0);
+  });
+
+  it('never falls back from a collision: that is an answer, not an outage', async () => {
+    const disk = local();
+    const collide = (o: string): PutResult => ({ ok: false, key: keyOf(o), reason: 'collision' });
+    const fleet = createFleetStore({
+      redis: fakeRedis(collide),
+      local: disk,
+      fallback: true,
+      cache: true,
+      warn: vi.fn(),
+    });
+    expect(await fleet.put('x')).toMatchObject({ ok: false, reason: 'collision' });
+    expect((await disk.info()).entries).toBe(0);
+  });
+
+  it('counts a fallback entry as there for has(), but never a mere local cache copy', async () => {
+    const disk = local();
+    const text = 'stashed locally';
+    await disk.put(text);
+    const key = keyOf(text);
+    const opts = { redis: fakeRedis(down), local: disk, warn: () => {} };
+    expect(await createFleetStore({ ...opts, fallback: true, cache: false }).has!(key)).toBe(true);
+    expect(await createFleetStore({ ...opts, fallback: false, cache: true }).has!(key)).toBe(false);
+  });
+
+  it('fills the local cache on a read from Redis, then serves from it and renews the Redis expiry', async () => {
+    const entries = new Map([[keyOf('cached'), Buffer.from('cached')]]);
+    const redis = fakeRedis(down, entries);
+    const disk = local();
+    const fleet = createFleetStore({ redis, local: disk, fallback: false, cache: true, warn: vi.fn() });
+    expect((await fleet.get(keyOf('cached')))!.toString()).toBe('cached');
+    expect((await disk.info()).entries).toBe(1);
+    entries.clear();
+    expect((await fleet.get(keyOf('cached')))!.toString()).toBe('cached');
+    expect(redis.touch).toHaveBeenCalledWith(keyOf('cached'));
+  });
+});
