@@ -1,7 +1,8 @@
 // npm run bench: figures as ratios measured in one run (DESIGN §7), so a slow or busy machine
-// shifts both sides alike. Start-up of `echo hi | cg` vs `node -e ''`; passthrough and collapse
-// throughput on a generated 100 MB log vs cat; peak RSS of each run vs its input.
-import { spawn, spawnSync } from 'node:child_process';
+// shifts both sides alike. Start-up of `echo hi | cg`, `cg --version` and `cg expand KEY` vs
+// `node -e ''`, and what `cg run -- true` adds over `true`; passthrough and collapse throughput on a
+// generated 100 MB log vs cat; peak RSS of each run vs its input.
+import { spawn } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -24,22 +25,6 @@ const env = { ...process.env, CG_STORE_DIR: join(work, 'store'), XDG_CONFIG_HOME
 delete env.CG_DISABLE;
 const MB = 1024 * 1024;
 const sizeMb = Number(process.env.CG_BENCH_MB ?? 100);
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
-function timeSpawn(cmd, args, input, n) {
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    const r = spawnSync(cmd, args, { input, env });
-    times.push(performance.now() - t0);
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  }
-  return median(times);
-}
 
 function makeLog(path, bytes) {
   const fd = openSync(path, 'w');
@@ -96,17 +81,9 @@ function throughput(cmd, args, file, extraEnv = {}) {
 const fmt = (x, d = 1) => x.toFixed(d);
 const rows = [];
 
-// 1. Start-up.
-const runs = Number(process.env.CG_BENCH_RUNS ?? 15);
-timeSpawn(process.execPath, [bin], 'hi\n', 2); // warm the file cache
-const nodeMs = timeSpawn(process.execPath, ['-e', ''], 'hi\n', runs);
-const cgMs = timeSpawn(process.execPath, [bin], 'hi\n', runs);
-rows.push([
-  'start-up: echo hi | cg',
-  `${fmt(cgMs)} ms`,
-  `node -e '' ${fmt(nodeMs)} ms`,
-  `${fmt(cgMs / nodeMs, 2)}× (budget ≤ 1.5×)`,
-]);
+// 1. Start-up: the pipe, --version, expand KEY and run -- true, interleaved (bench/startup.mjs).
+const { benchStartup } = await import('./startup.mjs');
+rows.push(...benchStartup({ bin, env, rounds: Number(process.env.CG_BENCH_RUNS ?? 21) }));
 
 // 2. Throughput and memory on a generated log.
 const log = join(work, 'big.log');

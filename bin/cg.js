@@ -1,22 +1,105 @@
 #!/usr/bin/env node
-// Launcher: the CLI lives in one bundle so start-up reads a few files, not a module tree.
-import { main } from '../dist/cli.js';
+// Launcher: compiles the one-file CLI bundle (dist/cli.cjs) with the V8 code cache the build made
+// for it (dist/cli.cjs.cache), so a start-up deserialises bytecode instead of parsing and compiling
+// 270 KB of JavaScript. It is CommonJS (bin/package.json) because Node 20 has a public code cache
+// only for scripts (vm.Script cachedData), not for ES modules, and a CommonJS entry also spares the
+// ES module loader. The cache is used only when its header names this very bundle (the build's hash
+// on the bundle's first line) and V8 accepts it (same V8, same flags); else the bundle compiles as
+// usual. The bundle's own `import()` calls (the lazily loaded packages) come back here: a script
+// compiled by node:vm cannot run `import()` itself on Node 20.
+'use strict';
+const { readFileSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { join } = require('node:path');
+const { Script } = require('node:vm');
 
-// How a failed write to stdout ends cg. A reader that stops early (`cg --help | head`) closes the
-// pipe: end quietly, like any Unix filter, with the exit code already set (cg run: the command's).
-// Any other failure (disk full, I/O error) is one line and a non-zero exit (cg run keeps a failing
-// command's own code) — unless a handler that takes over (cg run, while the command still runs)
-// marked the error handled.
-process.stdout.on('error', (err) => {
+const bundle = join(__dirname, '..', 'dist', 'cli.cjs');
+// The build's hash of the bundle is on its first line, `/*cg-bundle:<hash>*\/`, with `:utf8` after
+// it when the bundle is not ASCII; an ASCII file read as latin1 is a plain copy, no decoding.
+let source = readFileSync(bundle, 'latin1');
+const [, id, utf8] = /^\/\*cg-bundle:([0-9a-f]+)(:utf8)?\*\//.exec(source) ?? [];
+if (utf8 || !id) source = readFileSync(bundle, 'utf8');
+// Set only by scripts/build.mjs: where to write the cache after this run (training runs).
+const cacheOut = process.env.CG_BUILD_CODE_CACHE;
+
+function readCache() {
+  try {
+    const data = readFileSync(`${bundle}.cache`);
+    const header = `${id}\n`;
+    return id && data.toString('latin1', 0, header.length) === header ? data.subarray(header.length) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const script = new Script(
+  `(function (exports, require, module, __filename, __dirname, __cgImport) {'use strict';${source}\n})`,
+  { filename: bundle, cachedData: readCache() },
+);
+const cli = { exports: {} };
+const requireHere = createRequire(bundle);
+/**
+ * Loaded on first use, not when the bundle's modules initialise: each brings a dozen of Node's own
+ * modules with it (streams, sockets, readline, watchers), and the cheapest runs never call them
+ * (node:net is for a Redis store's address, node:fs/promises for work the pipe does synchronously).
+ */
+const DEFERRED = new Set(['node:fs/promises', 'node:net', 'node:child_process']);
+function deferred(id) {
+  let exports;
+  const load = () => (exports ??= requireHere(id));
+  return new Proxy(
+    {},
+    {
+      get: (_, key) => load()[key],
+      has: (_, key) => key in load(),
+      ownKeys: () => Reflect.ownKeys(load()),
+      getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(load(), key),
+    },
+  );
+}
+const bundleRequire = (id) => (DEFERRED.has(id) ? deferred(id) : requireHere(id));
+bundleRequire.resolve = requireHere.resolve;
+/**
+ * The bundle's `import()`. A builtin (`node:zlib`, `node:child_process`) comes from require, as a
+ * namespace-like object (its exports, and the same as `default`), which spares starting the ES
+ * module loader for it; a file beside the bundle (`./ioredis.js`) is imported from dist/, as the
+ * bundle would have; a package is imported.
+ */
+function importFor(specifier) {
+  if (specifier.startsWith('node:')) {
+    return Promise.resolve().then(() => {
+      const exports = requireHere(specifier);
+      return Object.create(exports, { default: { value: exports, enumerable: true } });
+    });
+  }
+  if (specifier.startsWith('./') || specifier.startsWith('../')) {
+    return import(require('node:url').pathToFileURL(join(__dirname, '..', 'dist', specifier)).href);
+  }
+  return import(specifier);
+}
+script.runInThisContext()(cli.exports, bundleRequire, cli, bundle, join(__dirname, '..', 'dist'), importFor);
+
+// How a failed write to stdout ends cg, whether it went straight to descriptor 1 (until something
+// builds process.stdout: src/stdout.ts) or through the stream. A reader that stops early
+// (`cg --help | head`) closes the pipe: end quietly, like any Unix filter, with the exit code
+// already set (cg run: the command's). Any other failure (disk full, I/O error) is one line and a
+// non-zero exit (cg run keeps a failing command's own code) — unless a handler that takes over
+// (cg run, while the command still runs) marked the error handled.
+function onStdoutError(err) {
   if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
   if (err.handled) return;
   process.stderr.write(`cg: cannot write output: ${err.message}\n`);
   process.exit(process.exitCode || 1);
-});
+}
+if (!cli.exports.writeStdoutDirectly(onStdoutError)) process.stdout.on('error', onStdoutError);
 
-main(process.argv.slice(2)).then(
+cli.exports.main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
+    if (!cacheOut) return;
+    // The build chains its training runs through this file: say so if V8 refused the last one's.
+    if (script.cachedDataRejected) process.stderr.write('cg: code cache rejected\n');
+    writeFileSync(cacheOut, Buffer.concat([Buffer.from(`${id}\n`), script.createCachedData()]));
   },
   (err) => {
     process.stderr.write(`cg: internal error: ${err instanceof Error ? err.message : String(err)}\n`);

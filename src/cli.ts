@@ -1,13 +1,16 @@
 /**
- * argv → command. Only commander is loaded eagerly; each command module is imported when chosen,
- * and heavy modules (tokenizer, YAML, TOON) are imported deeper still, only when a decision needs
- * them. Usage and config errors print one line `cg: …` and exit 2; nothing prints a stack trace.
+ * argv → command. The commands started most (`cmd | cg`, the hook, --version, plain expand and run)
+ * take a fast path without commander; the rest are parsed by commander, loaded then. Each command
+ * module is imported when chosen, and heavy modules (tokenizer, YAML, TOON) are imported deeper
+ * still, only when a decision needs them. Usage and config errors print one line `cg: …` and exit 2; nothing prints a stack trace.
  * An unknown command word, or options written before the command, are sorted out by cli-route.ts.
  */
 import type { Command } from 'commander';
 import { routeArgv } from './cli-route.js';
 import { FORMAT_CHOICES } from './input/transcript.js';
 import { TOKENIZERS } from './tokens.js';
+
+export { writeStdoutDirectly } from './stdout.js';
 
 declare const CG_VERSION: string;
 const VERSION = typeof CG_VERSION === 'string' ? CG_VERSION : '0.0.0-dev';
@@ -441,6 +444,32 @@ Filters whose markers come back through cg expand too often are flagged "too agg
   return program;
 }
 
+/**
+ * The commands an agent or a script starts most, in the plain forms that need no argument parser:
+ * `cg --version`, `cg expand KEY…` (no options) and `cg run -- CMD…` (no options). Loading and
+ * building commander costs more than these commands themselves; each gets exactly what commander
+ * would have handed it (run: `store: true`, the --no-store default). Anything else: undefined.
+ */
+async function fastPath(argv: readonly string[]): Promise<number | undefined> {
+  const [first, ...rest] = argv;
+  if (argv.length === 1 && (first === '--version' || first === '-V')) {
+    const { writeOut } = await import('./io.js');
+    await writeOut(`${VERSION}\n`);
+    return 0;
+  }
+  if (first === 'expand' && rest.every((a) => !a.startsWith('-'))) {
+    const { expandCommand } = await import('./commands/expand.js');
+    return await expandCommand(rest, {});
+  }
+  // After `--`, or from the first word that is not an option, commander passes everything through.
+  const command = rest[0] === '--' ? rest.slice(1) : rest[0]?.startsWith('-') === false ? rest : [];
+  if (first === 'run' && command.length > 0) {
+    const { runSubcommand } = await import('./commands/run.js');
+    return await runSubcommand(command, { store: true });
+  }
+  return undefined;
+}
+
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
   try {
@@ -455,6 +484,8 @@ export async function main(argv: string[]): Promise<number> {
       const flags = parseHookArgs(argv.slice(2));
       if (flags) return await hookSubcommand(argv[1], flags);
     }
+    const fast = await fastPath(argv);
+    if (fast !== undefined) return fast;
     const program = await buildProgram((c) => {
       code = c;
     });

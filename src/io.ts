@@ -7,6 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { fstatSync, readSync } from 'node:fs';
 import { UsageError } from './errors.js';
+import { writeStdout } from './stdout.js';
 
 /**
  * One growing buffer: chunks are copied in as they arrive instead of being kept and concatenated.
@@ -110,16 +111,13 @@ export function isRewritableText(buf: Buffer): boolean {
 }
 
 /**
- * Writes to stdout and resolves once flushed. A write that fails never resolves: the launcher's
+ * Writes to stdout (stdout.ts: straight to the descriptor in the CLI while nothing has built
+ * process.stdout) and resolves once flushed. A write that fails never resolves: the launcher's
  * stdout handler (bin/cg.js) ends cg first, quietly when the reader is gone (EPIPE, with the exit
  * code already set: cg run's is the command's), with one line `cg: cannot write output: …` otherwise.
  */
 export function writeOut(data: string | Uint8Array): Promise<void> {
-  return new Promise((resolve) => {
-    process.stdout.write(data, (err) => {
-      if (!err) resolve();
-    });
-  });
+  return writeStdout(data);
 }
 
 export function warn(line: string): void {

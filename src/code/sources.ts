@@ -34,7 +34,8 @@ export type WholeFile =
 
 /** Tools whose output is a file's content when they name a path. */
 const READ_TOOLS = /^(?:read|read_?file|view|view_?file|open|open_?file|cat)$/i;
-const NUMBERED = /^( *\d+(?:→|\t))/;
+// `   12→`: the arrow escaped, so the CLI bundle stays ASCII (scripts/code-cache.mjs says why).
+const NUMBERED = /^( *\d+(?:\u2192|\t))/;
 
 /** Whether the output is one whole file, and in which language. */
 export function wholeFile(o: OutputView, lang: string | undefined): WholeFile {

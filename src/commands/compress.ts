@@ -17,6 +17,7 @@ import { resolveStages } from '../pipeline/resolve-stages.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { RunCounts } from '../stats/index.js';
 import { openStore } from '../store/open.js';
+import { isTerminal } from '../terminal.js';
 import { createTokens, type TokenizerName, type Tokens } from '../tokens.js';
 import { rawOutputReason } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
@@ -117,7 +118,9 @@ export interface CompactReport {
  * the tokens the run saved; the counts are handed on to the ledger so nothing is counted twice.
  */
 export async function terminalFooter(report: CompactReport): Promise<RunCounts | undefined> {
-  if (process.stderr.isTTY !== true || !report.changed || report.error) return undefined;
+  // Not process.stderr.isTTY: that getter builds the stderr stream, which a run never needs when
+  // it has nothing to say there.
+  if (!isTerminal(2) || !report.changed || report.error) return undefined;
   const { countRun, footerLine } = await import('../stats/index.js');
   const counts = await countRun(report.events, report.tokens);
   if (counts) process.stderr.write(`${footerLine(counts)}\n`);

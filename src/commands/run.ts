@@ -20,6 +20,7 @@ import { warn } from '../io.js';
 import { commandLine } from '../run/quote.js';
 import { startCommand } from '../run/spawn.js';
 import { type Spinner, startSpinner } from '../run/spinner.js';
+import { isTerminal } from '../terminal.js';
 import {
   type CompressFlags,
   compactAndWrite,
@@ -77,7 +78,7 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
     if ('problem' in p) capture.stream();
   });
   let spinner: Spinner | undefined;
-  if (process.stderr.isTTY === true && !capture.streaming) {
+  if (isTerminal(2) && !capture.streaming) {
     const shown = startSpinner(command, capture);
     capture.whenStreaming(() => shown.stop());
     spinner = shown;

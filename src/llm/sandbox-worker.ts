@@ -1,7 +1,7 @@
 /**
  * The body of the sandbox worker: runs one model-written `filter(text, query)` in QuickJS and posts
  * one SandboxReply. sandbox.ts starts it as `(${sandboxWorkerMain})(load)` in an eval Worker, so the
- * same code runs from the TS sources under vitest and from the single bundled dist/cli.js.
+ * same code runs from the TS sources under vitest and from the single bundled dist/cli.cjs.
  *
  * SELF-CONTAINED: it is shipped as its source text (Function#toString), which drops its closure. It
  * must reference no module-level binding — no value imports, no helpers outside it, no literal

@@ -5,7 +5,7 @@
  * with ok:false and a one-line reason, never throws, and leaves this process as it found it.
  *
  * The worker is an eval Worker built from sandboxWorkerMain's source text, not a worker file: the
- * CLI ships as one bundled dist/cli.js and tests run the TS sources, and no single worker-file path
+ * CLI ships as one bundled dist/cli.cjs and tests run the TS sources, and no single worker-file path
  * would exist in both. Each run gets a fresh worker (~0.2 s with QuickJS), so none can poison the next.
  * Importing this module is cheap: QuickJS and re2js are loaded only inside the worker.
  */

@@ -37,7 +37,7 @@ const WORD_CHAR = String.raw`[\p{L}\p{N}\p{M}_]`;
  * dropping part of it, can turn its meaning round ("can't" → "can", "non-zero" → "zero").
  */
 const TOKEN = new RegExp(
-  String.raw`(?:(?<!${WORD_CHAR})[-+](?=\p{N}))?${WORD_CHAR}+(?:(?:['’.\-]|(?<=\p{N}),(?=\p{N}))${WORD_CHAR}+)*|[\s\S]`,
+  String.raw`(?:(?<!${WORD_CHAR})[-+](?=\p{N}))?${WORD_CHAR}+(?:(?:['\u2019.\-]|(?<=\p{N}),(?=\p{N}))${WORD_CHAR}+)*|[\s\S]`,
   'gu',
 );
 

@@ -5,7 +5,7 @@
  * running when stdin closes are finished and answered before the server exits (in-flight.ts).
  *
  * The SDK (and the zod it brings) is imported here and nowhere else, through a specifier the
- * bundler does not follow: it stays out of dist/cli.js and is read from node_modules only when
+ * bundler does not follow: it stays out of dist/cli.cjs and is read from node_modules only when
  * `cg mcp` runs, so no other command pays for loading it.
  */
 import { InFlight } from './in-flight.js';

@@ -17,9 +17,10 @@ export class Capture {
   private last: Promise<void> = Promise.resolve();
   private onStream: (() => void) | undefined;
 
+  /** `sink` may be a function: it is called when the first byte streams (cg run: process.stdout). */
   constructor(
     private readonly source: Readable,
-    private readonly sink: Writable,
+    private readonly sink: Writable | (() => Writable),
     private readonly cap: number,
   ) {
     this.held = new Accumulator(Math.min(cap, 64 * 1024), cap);
@@ -70,11 +71,12 @@ export class Capture {
   }
 
   private write(chunk: Buffer): void {
+    const sink = typeof this.sink === 'function' ? this.sink() : this.sink;
     // A write error arrives as the sink's 'error' event (the caller listens); here it only settles.
     this.last = new Promise((resolve) => {
-      if (this.sink.write(chunk, () => resolve())) return;
+      if (sink.write(chunk, () => resolve())) return;
       this.source.pause();
-      this.sink.once('drain', () => this.source.resume());
+      sink.once('drain', () => this.source.resume());
     });
   }
 }

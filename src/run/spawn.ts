@@ -53,11 +53,13 @@ const MERGED = 'exec "$@" 2>&1';
 
 /**
  * The watcher: a tiny shell of its own session (so a kill of cg's process group misses it), and
- * cg's child (so cg reaps it). It reads its stdin, a pipe only cg writes: "done" once the command
- * has exited, or nothing but the end of the pipe when cg died first, and then it SIGKILLs the
- * command's group ($1), so nothing the command started outlives cg.
+ * cg's child (so cg reaps it). It reads its stdin, a pipe only cg writes: first the command's
+ * process group, then "done" once the command has exited, or nothing but the end of the pipe when
+ * cg died first, and then it SIGKILLs that group, so nothing the command started outlives cg. It is
+ * started before the command, which it learns of on its stdin, so its own start overlaps the
+ * command's run instead of following it.
  */
-const WATCHER = `trap '' INT TERM HUP QUIT; read -r end; [ "$end" = done ] || kill -s KILL -- "-$1"`;
+const WATCHER = `trap '' INT TERM HUP QUIT; read -r group; read -r end; [ "$end" = done ] || kill -s KILL -- "-$group"`;
 
 /** 128 + the signal's number, as shells report a child killed by a signal. */
 export function signalExitCode(signal: NodeJS.Signals): number {
@@ -75,6 +77,13 @@ export async function startCommand(argv: readonly string[], opts: StartOptions):
   // Imported here, not at the top: in the one-file bundle a top-level import would load
   // node:child_process on every `cmd | cg` start, which never spawns anything.
   const { spawn } = await import('node:child_process');
+  const watcher = spawn('/bin/sh', ['-c', WATCHER, 'cg-run-watch'], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  // Without a watcher (it could not start) only a cg killed outright leaves the command running.
+  watcher.on('error', () => {});
+  watcher.stdin!.on('error', () => {});
   const child = spawn('/bin/sh', ['-c', MERGED, 'cg-run', ...target], {
     stdio: ['inherit', 'pipe', 'inherit'],
     detached: true,
@@ -87,22 +96,47 @@ export async function startCommand(argv: readonly string[], opts: StartOptions):
   });
   if (failed) {
     unrelay();
+    watcher.stdin!.end('\ndone\n');
     const code = failed.code === 'ENOENT' ? 127 : 126;
     return { kind: 'not-started', code, message: `/bin/sh: ${failed.message}` };
   }
-  const sink = opts.sink ?? process.stdout;
+  const sink = new LazySink(opts.sink);
   const source = child.stdout!;
-  const capture = new Capture(source, sink, opts.cap);
+  const capture = new Capture(source, () => sink.get(), opts.cap);
   if (opts.stream) capture.stream();
-  const watcher = spawn('/bin/sh', ['-c', WATCHER, 'cg-run-watch', String(child.pid)], {
-    stdio: ['pipe', 'ignore', 'ignore'],
-    detached: true,
-  });
-  // Without a watcher (it could not start) only a cg killed outright leaves the command running.
-  watcher.on('error', () => {});
-  watcher.stdin!.on('error', () => {});
+  watcher.stdin!.write(`${child.pid}\n`);
   const exit = supervise({ pgid: child.pid!, child, capture, sink, watcher: watcher.stdin!, unrelay });
   return { kind: 'running', capture, exit };
+}
+
+/**
+ * Where streamed output goes, built on first use: process.stdout is a stream Node builds only when
+ * asked (for a pipe, a socket and the stream machinery), and output held for compaction is written
+ * at the end without it (src/stdout.ts). Error handlers wait for it to exist.
+ */
+class LazySink {
+  private built: Writable | undefined;
+  private readonly handlers = new Set<(err: NodeJS.ErrnoException & { handled?: boolean }) => void>();
+
+  constructor(private readonly given: Writable | undefined) {}
+
+  get(): Writable {
+    if (!this.built) {
+      this.built = this.given ?? process.stdout;
+      for (const h of this.handlers) this.built.prependListener('error', h);
+    }
+    return this.built;
+  }
+
+  /** Puts `h` first in line for the sink's errors (now, or once it is built); returns its removal. */
+  onError(h: (err: NodeJS.ErrnoException & { handled?: boolean }) => void): () => void {
+    this.handlers.add(h);
+    this.built?.prependListener('error', h);
+    return () => {
+      this.handlers.delete(h);
+      this.built?.off('error', h);
+    };
+  }
 }
 
 interface Supervised {
@@ -110,7 +144,7 @@ interface Supervised {
   pgid: number;
   child: ChildProcess;
   capture: Capture;
-  sink: Writable;
+  sink: LazySink;
   /** The watcher's stdin: "done" tells it the command ended while cg lives. */
   watcher: Writable;
   /** Removes the signal relay (installed as the command started). */
@@ -138,7 +172,7 @@ async function supervise({ pgid, child, capture, sink, watcher, unrelay }: Super
     }
   };
   process.on('exit', onCgExit);
-  sink.prependListener('error', onSinkError);
+  const offSinkError = sink.onError(onSinkError);
   try {
     const exit = await new Promise<Exit>((resolve) =>
       child.once('exit', (code, signal) =>
@@ -154,7 +188,7 @@ async function supervise({ pgid, child, capture, sink, watcher, unrelay }: Super
   } finally {
     unrelay();
     process.off('exit', onCgExit);
-    sink.off('error', onSinkError);
+    offSinkError();
   }
 }
 

@@ -18,8 +18,8 @@
  * rotated file, which readers still cover: no line is lost. Rotation drops history only by design,
  * when more than `keep` files have filled.
  */
-import { write as writeCb } from 'node:fs';
-import { mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LEDGER_FILE_RE, type LedgerLocation, LIVE_NAME } from './paths.js';
 
@@ -33,26 +33,30 @@ export async function appendLines(loc: LedgerLocation, lines: readonly string[])
   if (lines.length === 0) return;
   let size: number;
   try {
-    size = await appendChunks(loc.live, lines);
+    size = appendChunks(loc.live, lines);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    await mkdir(loc.dir, { recursive: true, mode: 0o700 });
-    size = await appendChunks(loc.live, lines);
+    mkdirSync(loc.dir, { recursive: true, mode: 0o700 });
+    size = appendChunks(loc.live, lines);
   }
   if (size > loc.rotateBytes) await rotate(loc);
 }
 
-async function appendChunks(path: string, lines: readonly string[]): Promise<number> {
-  const fh = await open(path, 'a+', 0o600);
+/**
+ * Synchronous: an append is a handful of system calls at the end of a run, cheaper than starting
+ * libuv's thread pool for them (which a run that stashed nothing would start for this alone).
+ */
+function appendChunks(path: string, lines: readonly string[]): number {
+  const fd = openSync(path, 'a+', 0o600);
   try {
-    let first = !(await endsOnFreshLine(fh));
+    let first = !endsOnFreshLine(fd);
     for (const chunk of chunks(lines)) {
-      await writeOnce(fh.fd, Buffer.from(first ? `\n${chunk}` : chunk, 'utf8'));
+      writeOnce(fd, Buffer.from(first ? `\n${chunk}` : chunk, 'utf8'));
       first = false;
     }
-    return (await fh.stat()).size;
+    return fstatSync(fd).size;
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
@@ -63,11 +67,11 @@ async function appendChunks(path: string, lines: readonly string[]): Promise<num
  * can see another process's write half copied (the size grows as it copies); that costs an empty
  * line, which readers skip and counts ignore.
  */
-async function endsOnFreshLine(fh: Awaited<ReturnType<typeof open>>): Promise<boolean> {
-  const { size } = await fh.stat();
+function endsOnFreshLine(fd: number): boolean {
+  const { size } = fstatSync(fd);
   if (size === 0) return true;
   const last = Buffer.alloc(1);
-  const { bytesRead } = await fh.read(last, 0, 1, size - 1);
+  const bytesRead = readSync(fd, last, 0, 1, size - 1);
   return bytesRead === 1 && last[0] === 0x0a;
 }
 
@@ -86,10 +90,8 @@ function* chunks(lines: readonly string[]): Generator<string> {
 }
 
 /** Exactly one write(2): no retry of a short write at a later, possibly foreign, offset. */
-function writeOnce(fd: number, buf: Buffer): Promise<void> {
-  return new Promise((resolve, reject) =>
-    writeCb(fd, buf, 0, buf.length, null, (err) => (err ? reject(err) : resolve())),
-  );
+function writeOnce(fd: number, buf: Buffer): void {
+  writeSync(fd, buf, 0, buf.length, null);
 }
 
 /** Rotated ledgers, oldest first (their stamps sort by time), then the live one. */

@@ -11,7 +11,8 @@
  * Entries are private to the user (0700 dirs, 0600 files): they hold raw tool output, secrets
  * included. Links inside the store are never followed (fs-entry.ts).
  */
-import { link, lstat, mkdir, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { link, lstat, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode, encode } from './codec.js';
 import {
@@ -51,6 +52,29 @@ let tmpCounter = 0;
 /** The path an entry lives at; callers must have checked isKey(key). */
 export function entryPath(dir: string, key: string): string {
   return join(dir, key.slice(0, 2), key);
+}
+
+/** Whether a file can be created and written in the store (which is made if missing). */
+function probeWrite(dir: string, probe: string): boolean {
+  try {
+    // The store directory itself may be a link (the user's own choice: a cache on another disk);
+    // only what is inside it is never followed.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const fd = openSync(probe, CREATE_FLAGS, 0o600);
+    try {
+      writeSync(fd, 'probe');
+    } finally {
+      closeSync(fd);
+      try {
+        unlinkSync(probe);
+      } catch {
+        // gone already
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** How the bytes under a key relate to the original a put brings. */
@@ -202,25 +226,10 @@ export function createFsStore(opts: StoreOptions): Store {
     dir,
 
     writable() {
-      writableAnswer ??= (async () => {
-        // Sessions and CI run as root, which ignores permission bits: only an actual write tells.
-        try {
-          // The store directory itself may be a link (the user's own choice: a cache on another
-          // disk); only what is inside it is never followed.
-          await mkdir(dir, { recursive: true, mode: 0o700 });
-          const probe = tmpPath();
-          const fh = await open(probe, CREATE_FLAGS, 0o600);
-          try {
-            await fh.write('probe');
-          } finally {
-            await fh.close();
-            await unlink(probe).catch(() => undefined);
-          }
-          return true;
-        } catch {
-          return false;
-        }
-      })();
+      // Sessions and CI run as root, which ignores permission bits: only an actual write tells.
+      // Synchronous (probeWrite): a few system calls, cheaper than starting libuv's thread pool for
+      // them, which the cheapest runs (nothing stashed) would otherwise do for this probe alone.
+      writableAnswer ??= Promise.resolve(probeWrite(dir, tmpPath()));
       return writableAnswer;
     },
 

@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
-import { BIN, cg, seq } from './run-cg.js';
+import { cg, seq } from './run-cg.js';
+import { traceLoads } from './trace-loads.js';
 
 const FILTER = `schema_version: 1
 filters:
@@ -25,26 +25,10 @@ function workspace() {
 
 describe('filters end to end', () => {
   it('does not load re2js or the YAML parser for `echo hi | cg`', () => {
-    const dir = tempDir('cg-e2e-trace-');
-    const hook = join(dir, 'trace.mjs');
-    writeFileSync(
-      hook,
-      `import { register } from 'node:module';
-register('data:text/javascript,' + encodeURIComponent('export async function resolve(s, c, n) { const r = await n(s, c); process.stderr.write("LOAD " + r.url + "\\\\n"); return r; }'));
-`,
-    );
-    const r = spawnSync(process.execPath, ['--import', hook, BIN], {
-      input: 'hi\n',
-      env: {
-        PATH: process.env.PATH ?? '',
-        XDG_CONFIG_HOME: join(dir, 'cfg'),
-        CG_STORE_DIR: join(dir, 'store'),
-      },
-    });
-    expect(r.stdout.toString()).toBe('hi\n');
-    const loaded = r.stderr.toString();
-    expect(loaded).toContain('dist/cli.js');
-    expect(loaded).not.toMatch(/re2js|node_modules\/yaml/);
+    const r = traceLoads([], 'hi\n');
+    expect(r.stdout).toBe('hi\n');
+    expect(r.loaded).toContain('bin/cg.js'); // the tracer sees what loads
+    expect(r.loaded).not.toMatch(/re2js|yaml/);
   });
 
   it('cuts a tail through --filters and --command; expand --lines N- gives exactly the rest', () => {

@@ -153,9 +153,9 @@ describe('proxy settings', () => {
 
 describe('proxy start-up cost', () => {
   it('leaves node:http, undici and zlib out of the start-up of every other command', () => {
-    // A bundle hoists static imports of external modules to its top, where every start pays for them.
-    const bundle = readFileSync(join(ROOT, 'dist', 'cli.js'), 'utf8');
+    // A static import becomes a require in the CLI bundle (a script), run as its module initialises.
+    const bundle = readFileSync(join(ROOT, 'dist', 'cli.cjs'), 'utf8');
     for (const mod of ['undici', 'node:http', 'node:zlib', 'node:stream/promises'])
-      expect(bundle).not.toMatch(new RegExp(`from"${mod.replace('/', '\\/')}"`));
+      expect(bundle).not.toContain(`require("${mod}")`);
   });
 });

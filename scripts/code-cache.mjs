@@ -1,0 +1,93 @@
+// The CLI bundle's last build steps, for bin/cg.js's code cache.
+//
+// finishCliBundle: a script compiled by node:vm cannot run `import()` on Node 20 (no callback is
+// allowed without --experimental-vm-modules), so each `import(…)` expression in the bundle becomes a
+// call of `__cgImport(…)`, which the launcher passes in. es-module-lexer finds them as a parser
+// would (not in strings, templates or comments: the sandbox worker's source text keeps its own).
+// The bundle's first line then names its hash, which the cache's header must repeat, and says
+// when the bundle is not ASCII (the launcher then reads it as UTF-8).
+//
+// trainCodeCache: runs the built CLI on the commands that start most often (the pipe, --version,
+// expand, run, the hook, a compaction that stashes), each run compiling with the cache the previous
+// one left and writing it back with the functions it compiled, so the shipped cache covers them all.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { init, parse } from 'es-module-lexer';
+
+/** Rewrites the bundle's `import()` calls and stamps its hash on the first line. */
+export async function finishCliBundle(file) {
+  await init;
+  let source = readFileSync(file, 'utf8');
+  const [imports] = parse(source);
+  // From the end, so earlier offsets stay valid.
+  const dynamic = imports.filter((i) => i.d > -1).sort((a, b) => b.ss - a.ss);
+  for (const { ss } of dynamic) {
+    if (source.slice(ss, ss + 6) !== 'import') throw new Error(`no import() at offset ${ss} of ${file}`);
+    source = `${source.slice(0, ss)}__cgImport${source.slice(ss + 6)}`;
+  }
+  const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
+  // An ASCII bundle is read as latin1, a copy; UTF-8 would be decoded and held as a two-byte string.
+  const wide = /[^\x00-\x7f]/.exec(source);
+  if (wide) {
+    const around = source.slice(Math.max(0, wide.index - 40), wide.index + 40);
+    console.warn(`warning: ${file} is not ASCII (${JSON.stringify(around)}): every start-up decodes it as`);
+    console.warn('UTF-8 (about 0.6 ms); write that character as \\uXXXX in its regex or string.');
+  }
+  writeFileSync(file, `/*cg-bundle:${hash}${wide ? ':utf8' : ''}*/\n${source}`);
+}
+
+/** A Claude Code PostToolUse call of the Bash tool that printed `stdout`. */
+function postToolUse(command, stdout) {
+  return {
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_response: { stdout, stderr: '', interrupted: false, isImage: false },
+  };
+}
+
+/** The training runs: [argv, stdin]; `KEY` is replaced by the key the stashing run printed. */
+function trainingRuns() {
+  let lines = '';
+  for (let i = 1; i <= 20_000; i++) lines += `${i}\n`;
+  return [
+    [[], 'hi\n'],
+    [[], lines],
+    [['expand', 'KEY'], ''],
+    [['--version'], ''],
+    [['run', '--', 'true'], ''],
+    [['hook', 'claude'], JSON.stringify(postToolUse('seq 3000', lines.slice(0, lines.indexOf('3001\n'))))],
+    [['--help'], ''],
+  ];
+}
+
+/** Writes `cacheFile` by running `bin` on each training run in a private home; throws on a failure. */
+export function trainCodeCache(bin, cacheFile) {
+  const work = mkdtempSync(join(tmpdir(), 'cg-code-cache-'));
+  rmSync(cacheFile, { force: true });
+  try {
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: work,
+      XDG_CONFIG_HOME: join(work, 'config'),
+      XDG_CACHE_HOME: join(work, 'cache'),
+      XDG_STATE_HOME: join(work, 'state'),
+      CG_BUILD_CODE_CACHE: cacheFile,
+    };
+    let key;
+    for (const [argv, input] of trainingRuns()) {
+      const args = argv.map((a) => (a === 'KEY' ? key : a));
+      const r = spawnSync(process.execPath, [bin, ...args], { input, env, cwd: work, encoding: 'utf8' });
+      if (r.status !== 0 || r.stderr.includes('code cache rejected')) {
+        throw new Error(`code cache training: cg ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      }
+      key ??= /<<cg:([0-9a-f]{16})>>/.exec(r.stdout)?.[1];
+    }
+    if (!key) throw new Error('code cache training: the stashing run printed no marker');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

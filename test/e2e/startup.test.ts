@@ -1,0 +1,112 @@
+/**
+ * What a start-up loads (issue 19, the start-up figures): the launcher compiles the CLI bundle from
+ * the code cache the build trained, and falls back to compiling it when that cache is missing, made
+ * for another bundle, or refused by V8; the commands started most skip commander; output goes to
+ * the descriptor without Node's stream machinery.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, tempDir } from '../helpers.js';
+import { BIN, cg, seq } from './run-cg.js';
+import { threadsAtExit, traceLoads } from './trace-loads.js';
+
+const BUNDLE = join(ROOT, 'dist', 'cli.cjs');
+
+/** A copy of bin/ and dist/ (no node_modules: enough for commands that import no package). */
+function installCopy(): { bin: string; cache: string } {
+  const dir = tempDir('cg-e2e-install-');
+  cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
+  cpSync(join(ROOT, 'dist'), join(dir, 'dist'), { recursive: true });
+  return { bin: join(dir, 'bin', 'cg.js'), cache: join(dir, 'dist', 'cli.cjs.cache') };
+}
+
+function run(bin: string, args: string[], input: string, env: Record<string, string> = {}) {
+  const dir = tempDir();
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    input,
+    env: {
+      PATH: process.env.PATH ?? '',
+      XDG_CONFIG_HOME: join(dir, 'cfg'),
+      CG_STORE_DIR: join(dir, 'store'),
+      CG_STATE_DIR: join(dir, 'state'),
+      ...env,
+    },
+  });
+  return { code: r.status, out: r.stdout.toString(), err: r.stderr.toString() };
+}
+
+describe('start-up', () => {
+  it('cg --version, cg expand KEY and cg run -- CMD start without loading commander', () => {
+    const store = join(tempDir(), 'store');
+    const key = /<<cg:([0-9a-f]{16})>>/.exec(cg([], { input: seq(20000), storeDir: store }).out)?.[1];
+    expect(key).toBeDefined();
+    const version = traceLoads(['--version']);
+    expect(version.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+    const expand = traceLoads(['expand', key!], '', { CG_STORE_DIR: store });
+    expect(expand.stdout).toBe(seq(20000));
+    const runs = traceLoads(['run', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
+    expect(runs).toMatchObject({ code: 3, stdout: 'out\nerr\n' });
+    for (const r of [version, expand, runs]) expect(r.loaded).not.toMatch(/commander/);
+    // The tracer would have seen it: a command with an option is parsed by commander.
+    expect(traceLoads(['expand', key!, '--lines', '1'], '', { CG_STORE_DIR: store }).loaded).toMatch(
+      /node_modules\/commander\//,
+    );
+  });
+
+  it("writes its output to a pipe without loading Node's stream, socket or fs/promises modules when nothing needs them", () => {
+    const pipe = traceLoads([], 'hi\n', {}, true);
+    expect(pipe.stdout).toBe('hi\n');
+    const version = traceLoads(['--version'], '', {}, true);
+    expect(version.code).toBe(0);
+    for (const r of [pipe, version]) {
+      for (const name of ['net', 'stream', 'fs/promises']) expect(r.builtins).not.toContain(name);
+    }
+    // The list would show them: cg run spawns through child_process, which loads net and stream.
+    const run = traceLoads(['run', '--', 'echo', 'hi'], '', {}, true);
+    expect(run.stdout).toBe('hi\n');
+    expect(run.builtins).toEqual(expect.arrayContaining(['net', 'stream']));
+  });
+
+  it('echo hi | cg starts no thread beyond those of Node itself (no libuv thread pool for its few file operations)', () => {
+    const node = threadsAtExit(['-e', '']);
+    if (node === undefined) return; // no /proc here to count threads
+    expect(threadsAtExit([BIN], 'hi\n')).toBe(node);
+    // The count would show them: a file read through fs/promises starts the pool.
+    expect(threadsAtExit(['-e', "require('node:fs/promises').stat('.')"])).toBeGreaterThan(node);
+  });
+
+  it('the launcher compiles the bundle from the code cache the build made, which V8 accepts', () => {
+    const out = join(tempDir(), 'cache');
+    // The build's own training knob: the launcher writes the cache back, and says if V8 refused it.
+    const r = run(BIN, [], 'hi\n', { CG_BUILD_CODE_CACHE: out });
+    expect(r).toMatchObject({ code: 0, out: 'hi\n', err: '' });
+    const id = /^\/\*cg-bundle:([0-9a-f]{16})\*\//.exec(readFileSync(BUNDLE, 'latin1'))?.[1];
+    expect(id).toBeDefined();
+    expect(readFileSync(out, 'latin1').startsWith(`${id}\n`)).toBe(true);
+    expect(readFileSync(`${BUNDLE}.cache`, 'latin1').startsWith(`${id}\n`)).toBe(true);
+  });
+
+  it('a code cache made for another bundle, a damaged one and none at all leave cg working the same', () => {
+    const install = installCopy();
+    const good = readFileSync(install.cache);
+    const id = good.subarray(0, 17).toString('latin1');
+    const variants: [string, Buffer | undefined][] = [
+      ['another bundle', Buffer.concat([Buffer.from('0123456789abcdef\n'), good.subarray(17)])],
+      ['damaged', Buffer.concat([Buffer.from(id), Buffer.alloc(good.length - 17, 7)])],
+      ['missing', undefined],
+    ];
+    for (const [name, cache] of variants) {
+      if (cache) writeFileSync(install.cache, cache);
+      else rmSync(install.cache);
+      const pipe = run(install.bin, [], 'hi\n');
+      expect(pipe, name).toMatchObject({ code: 0, out: 'hi\n', err: '' });
+      expect(run(install.bin, ['--version'], '').code, name).toBe(0);
+    }
+    // V8 itself refuses the damaged one (the header matched): the launcher compiled the source.
+    writeFileSync(install.cache, Buffer.concat([Buffer.from(id), Buffer.alloc(good.length - 17, 7)]));
+    const out = join(tempDir(), 'cache');
+    expect(run(install.bin, [], 'hi\n', { CG_BUILD_CODE_CACHE: out }).err).toBe('cg: code cache rejected\n');
+  });
+});
