@@ -2,15 +2,16 @@
  * Replayed decisions keep their promise (DESIGN §1.1): a pin re-sends text from an earlier turn,
  * and a marker in that text must still expand, although the store may have been cleared or pruned
  * since. The request still holds the original, so before the pipeline runs, a pinned marker whose
- * entry is gone is stashed again from it (whether it is there is one lstat, where the store can
- * tell; otherwise a put, which only compares bytes already there). A pin whose marker cannot be
- * backed — the stash fails, or it names an original this request does not hold — is dropped: the
- * output is decided afresh, as if it had never been sent.
+ * entry is gone is stashed again from it (whether entries are there is asked once for all of a
+ * request's pins, hasMany, where the store can tell; otherwise a put, which only compares bytes
+ * already there). A pin whose marker cannot be backed — the stash fails, or it names an original
+ * this request does not hold — is dropped: the output is decided afresh, as if it had never been
+ * sent.
  */
 import type { ToolOutput } from '../input/transcript.js';
 import { keyOf } from '../store/keys.js';
 import { hasMarker, markerKeys } from '../store/marker.js';
-import type { Store } from '../store/store.js';
+import { hasAll, type Store } from '../store/store.js';
 import { alwaysVerbatim } from './gates.js';
 import type { Pin } from './slots.js';
 import { stash } from './stash.js';
@@ -29,16 +30,27 @@ export async function backPins(
   store: Store,
 ): Promise<BackedPins> {
   const backed: BackedPins = { pins: new Map(pins), restashed: 0, dropped: 0 };
+  // Only pins that re-send a marker need backing; whether their entries are there is one batch.
+  const wanted: { o: ToolOutput; keys: string[] }[] = [];
   for (const o of outputs) {
     const pin = pins.get(o.id);
-    // A verbatim output is sent as it is, whatever its pin says (slots.ts).
-    if (!pin || pin.text === o.text || alwaysVerbatim(o) || !hasMarker(pin.text)) continue;
+    // A verbatim output is sent as it is, whatever its pin says (slots.ts). The marker test comes
+    // first: it spares reading an original that has no marker to back.
+    if (!pin || !hasMarker(pin.text) || alwaysVerbatim(o) || pin.text === o.text) continue;
+    wanted.push({ o, keys: markerKeys(pin.text) });
+  }
+  if (wanted.length === 0) return backed;
+  const asked = [...new Set(wanted.flatMap((w) => w.keys))];
+  const answers = await hasAll(store, asked);
+  const there = new Set(answers ? asked.filter((_, i) => answers[i]) : []);
+  for (const { o, keys: all } of wanted) {
+    if (all.every((k) => there.has(k))) continue;
+    // Markers the original itself carries are the agent's text, not cg's to back.
     const own = new Set(markerKeys(o.text));
-    const keys = markerKeys(pin.text).filter((k) => !own.has(k));
-    if (keys.length === 0) continue;
-    if (store.has && (await allThere(store, keys))) continue;
+    const missing = all.filter((k) => !own.has(k) && !there.has(k));
+    if (missing.length === 0) continue;
     const key = keyOf(o.bytes ?? o.text);
-    const stashed = keys.every((k) => k === key) ? await stash(store, o.text, o.bytes) : undefined;
+    const stashed = missing.every((k) => k === key) ? await stash(store, o.text, o.bytes) : undefined;
     if (stashed?.ok) {
       if (stashed.created) backed.restashed++;
       continue;
@@ -47,9 +59,4 @@ export async function backPins(
     backed.dropped++;
   }
   return backed;
-}
-
-async function allThere(store: Store, keys: readonly string[]): Promise<boolean> {
-  for (const k of keys) if (!(await store.has!(k))) return false;
-  return true;
 }

@@ -124,6 +124,7 @@ export async function compactRequest(
       };
     }
     const abort = new AbortController();
+    if (!deps.observe) await deps.store?.refresh();
     const store = deps.observe
       ? deps.baseStore
         ? observingStore(deps.baseStore)

@@ -1,99 +1,134 @@
 /**
  * The proxy's view of the store, for one long-lived process. Two things a per-run CLI cannot do:
  *   - presence in memory: a key this process stashed (or found) recently is known to be there, so a
- *     later turn's put of the same original costs no I/O (the store's own put would read the entry
- *     back to compare it);
- *   - puts in parallel: the pipeline awaits each put in turn, so a first sight of a large session
- *     would write its thousands of originals one after another. Here put() queues the write and
- *     answers at once, and flush() — which the proxy awaits before anything leaves for the upstream
- *     — waits for them all, running a bounded number at a time.
- * A marker still never leaves without its original: if any queued put failed, flush() says so and
- * the proxy forwards the original body instead (fail open). Presence is bounded (oldest forgotten
- * first) and refreshed through the real store once a day, so entries in use keep their mtime (LRU).
+ *     later turn's put of the same original, or the check that a replayed marker is still backed,
+ *     costs no I/O (the store's own put would read the entry back to compare it);
+ *   - one batch per request: the pipeline awaits each put in turn, so a first sight of a large
+ *     session would write its thousands of originals one after another. Here put() notes the
+ *     original and answers at once, and flush() — which the proxy awaits before anything leaves for
+ *     the upstream — stores everything the request noted as one batch (Store.putMany: one
+ *     durability barrier on disk, one pipeline on Redis) and waits until it is persisted.
+ * A marker still never leaves without its original: if any put of the request failed, flush() says
+ * so and the proxy forwards the original body instead (fail open). Presence is bounded (oldest
+ * forgotten first), refreshed through the real store once a day (entries in use keep their LRU time
+ * and Redis expiry), and forgotten whenever the store says entries were removed since (a prune or a
+ * clear, by this process or another: Store.removedAt), so a marker whose entry a prune took is
+ * stashed again from the request rather than re-sent unbacked.
  */
 import { keyOf } from '../store/keys.js';
-import type { PutResult, Store } from '../store/store.js';
+import { type PutItem, type PutResult, putAll, type Store } from '../store/store.js';
 
-const PARALLEL_PUTS = 16;
 const PRESENCE_LIMIT = 500_000;
 const REFRESH_MS = 86_400_000;
 
 /** One request's view of the store. */
 export interface RequestStore extends Store {
-  /** Waits for this request's queued puts; the reasons of those that failed (empty: all persisted). */
+  /** Stores this request's noted originals and waits for them; the reasons of failures (empty: all persisted). */
   flush(): Promise<string[]>;
 }
 
 export interface StoreCache {
-  /** A view for one request: its puts are queued, and its flush() waits for exactly those. */
+  /** Forgets presence when the store removed entries since the last look (one stat, at most). */
+  refresh(): Promise<void>;
+  /** A view for one request: its puts are noted, and its flush() stores and waits for exactly those. */
   forRequest(): RequestStore;
+}
+
+function failureOf(r: PutResult): string | undefined {
+  return r.ok ? undefined : `${r.reason}${r.detail ? `: ${r.detail}` : ''}`;
 }
 
 export function storeCache(inner: Store, now: () => number = Date.now): StoreCache {
   /** Key → when it was last known to be in the store. */
   const present = new Map<string, number>();
-  /** Key → the put in flight for it (shared by every request that needs that original). */
+  /** Key → the batch storing it right now (shared by every request that needs that original). */
   const inFlight = new Map<string, Promise<string | undefined>>();
-  const queue: (() => void)[] = [];
-  let running = 0;
+  let removedAt: number | undefined;
 
   const remember = (key: string) => {
     present.delete(key);
     present.set(key, now());
     if (present.size > PRESENCE_LIMIT) present.delete(present.keys().next().value as string);
   };
-  const pump = () => {
-    while (running < PARALLEL_PUTS && queue.length > 0) {
-      running++;
-      queue.shift()!();
-    }
+  const known = (key: string) => {
+    const seen = present.get(key);
+    return seen !== undefined && now() - seen < REFRESH_MS;
   };
-  /** The put of one original, queued; resolves to a failure reason or undefined. */
-  const enqueue = (key: string, original: string, bytes?: Uint8Array) =>
-    new Promise<string | undefined>((resolve) => {
-      queue.push(() => {
-        inner
-          .put(original, bytes)
-          .then(
-            (r) => (r.ok ? undefined : `${r.reason}${r.detail ? `: ${r.detail}` : ''}`),
-            (err: unknown) => (err instanceof Error ? err.message : String(err)),
-          )
-          .then((failure) => {
-            inFlight.delete(key);
-            if (failure === undefined) remember(key);
-            running--;
-            pump();
-            resolve(failure);
-          });
+
+  /** Stores items as one batch; each key's promise says whether its original is persisted. */
+  const send = (items: Map<string, PutItem>) => {
+    const keys = [...items.keys()];
+    const batch = putAll(inner, [...items.values()]).then(
+      (results) => results.map(failureOf),
+      (err: unknown) => keys.map(() => (err instanceof Error ? err.message : String(err))),
+    );
+    keys.forEach((key, i) => {
+      const done = batch.then((failures) => {
+        inFlight.delete(key);
+        if (failures[i] === undefined) remember(key);
+        return failures[i];
       });
-      pump();
+      inFlight.set(key, done);
     });
+  };
 
   return {
+    async refresh() {
+      const at = await inner.removedAt?.().catch(() => undefined);
+      if (at !== removedAt) present.clear();
+      removedAt = at;
+    },
+
     forRequest(): RequestStore {
-      const mine: Promise<string | undefined>[] = [];
-      return {
+      const noted = new Map<string, PutItem>();
+      /** The batches this request's originals are in (held here: a batch leaves inFlight when done). */
+      const waiting = new Map<string, Promise<string | undefined>>();
+      const wait = (key: string) => {
+        const p = inFlight.get(key);
+        if (p) waiting.set(key, p);
+        return p !== undefined;
+      };
+      const view: RequestStore = {
         get dir() {
           return inner.dir;
         },
         writable: () => inner.writable(),
         put(original: string, bytes?: Uint8Array): Promise<PutResult> {
           const key = keyOf(bytes ?? original);
-          const seen = present.get(key);
-          if (seen !== undefined && now() - seen < REFRESH_MS)
-            return Promise.resolve({ ok: true, key, created: false });
-          let pending = inFlight.get(key);
-          if (!pending) {
-            pending = enqueue(key, original, bytes);
-            inFlight.set(key, pending);
-          }
-          mine.push(pending);
+          if (known(key)) return Promise.resolve({ ok: true, key, created: false });
+          if (!wait(key) && !noted.has(key)) noted.set(key, bytes ? { original, bytes } : { original });
           return Promise.resolve({ ok: true, key, created: true });
         },
+        async has(key) {
+          return (await view.hasMany!([key]))[0]!;
+        },
+        async hasMany(keys) {
+          const found = keys.map((k) => known(k) || noted.has(k) || inFlight.has(k));
+          const ask = keys.flatMap((k, i) => (found[i] ? [] : [k]));
+          for (const k of keys) if (!noted.has(k)) wait(k);
+          if (ask.length === 0 || !(inner.hasMany || inner.has)) return found;
+          const there = inner.hasMany
+            ? await inner.hasMany(ask)
+            : await Promise.all(ask.map((k) => inner.has!(k)));
+          let n = 0;
+          return found.map((f, i) => {
+            if (f) return true;
+            const yes = there[n++]!;
+            if (yes) remember(keys[i]!);
+            return yes;
+          });
+        },
         async flush() {
-          const failures = (await Promise.all(mine)).filter((f): f is string => f !== undefined);
-          mine.length = 0;
-          return failures;
+          const fresh = new Map<string, PutItem>();
+          for (const [key, item] of noted) if (!wait(key) && !known(key)) fresh.set(key, item);
+          noted.clear();
+          if (fresh.size > 0) {
+            send(fresh);
+            for (const key of fresh.keys()) wait(key);
+          }
+          const failures = await Promise.all(waiting.values());
+          waiting.clear();
+          return failures.filter((f): f is string => f !== undefined);
         },
         get: (key) => inner.get(key),
         info: () => inner.info(),
@@ -103,6 +138,7 @@ export function storeCache(inner: Store, now: () => number = Date.now): StoreCac
           return inner.clear();
         },
       };
+      return view;
     },
   };
 }
@@ -118,6 +154,7 @@ export function observingStore(inner: Store): RequestStore {
     },
     writable: async () => true,
     put: async (original, bytes) => ({ ok: true, key: keyOf(bytes ?? original), created: false }),
+    has: async () => true,
     flush: async () => [],
     get: (key) => inner.get(key),
     info: () => inner.info(),

@@ -16,8 +16,10 @@
 import type { RedisStore } from './redis-store.js';
 import {
   type EntryRead,
+  hasAll,
   type PruneResult,
   type PutResult,
+  putAll,
   readEntry,
   type Store,
   type StoreInfo,
@@ -77,6 +79,47 @@ export function createFleetStore(opts: FleetOptions): Store {
       warnOnce(`store ${r.detail ?? redis.dir}; lossless rewrites only`);
       return r;
     },
+
+    /** put for many: one Redis batch; what Redis could not persist goes to the fallback as a batch. */
+    async putMany(items): Promise<PutResult[]> {
+      const results = await putAll(redis, items);
+      const down = results.flatMap((r, i) => (!r.ok && r.reason === 'unwritable' ? [i] : []));
+      if (down.length === 0) return results;
+      const first = results[down[0]!] as Extract<PutResult, { ok: false }>;
+      if (fallback) {
+        const stashed = await putAll(
+          local,
+          down.map((i) => items[i]!),
+        );
+        down.forEach((i, n) => {
+          if (stashed[n]!.ok) results[i] = stashed[n]!;
+        });
+        if (stashed.some((r) => r.ok))
+          warnOnce(
+            `store ${first.detail ?? redis.dir}; stashing in the local store at ${local.dir} (markers expand on this machine only)`,
+          );
+      }
+      if (down.some((i) => !results[i]!.ok))
+        warnOnce(`store ${first.detail ?? redis.dir}; lossless rewrites only`);
+      return results;
+    },
+
+    async hasMany(keys) {
+      const there = (await hasAll(redis, keys)) ?? keys.map(() => false);
+      const missing = there.flatMap((t, i) => (t ? [] : [i]));
+      if (!fallback || missing.length === 0) return there;
+      const found = await hasAll(
+        local,
+        missing.map((i) => keys[i]!),
+      );
+      missing.forEach((i, n) => {
+        there[i] = !!found?.[n];
+      });
+      return there;
+    },
+
+    // Redis expires entries by itself, unseen; what the fallback store removes is told.
+    ...(fallback && local.removedAt ? { removedAt: () => local.removedAt!() } : {}),
 
     async has(key) {
       // A local cache copy does not count: other machines could not expand the marker. A fallback

@@ -24,6 +24,8 @@ const STALE_TMP_MS = 60 * 60_000;
  */
 const IN_FLIGHT_MS = 60_000;
 export const STAMP = '.last-prune';
+/** Set just before a prune or clear removes an entry: whoever remembers what is stored forgets it. */
+export const REMOVAL_STAMP = '.last-removal';
 export const TMP_PREFIX = '.tmp-';
 const SHARD_RE = /^[0-9a-f]{2}$/;
 
@@ -74,7 +76,7 @@ export async function scanStore(dir: string): Promise<Scan> {
       const e = await statEntry(d.name, path);
       if (e) out.temps.push(e);
       else if (d.isSymbolicLink()) out.links.push(path);
-    } else if (d.name === STAMP && !d.isFile()) {
+    } else if ((d.name === STAMP || d.name === REMOVAL_STAMP) && !d.isFile()) {
       out.links.push(path);
     }
   }
@@ -109,7 +111,12 @@ export async function pruneStore(
   let freedBytes = 0;
   let failed = 0;
   let error: unknown;
+  let marked = false;
   const tally = async (e: Entry): Promise<boolean> => {
+    if (!marked) {
+      marked = true;
+      await markRemoval(dir, now).catch(() => undefined);
+    }
     const r = await evict(e.path, e.mtimeMs, aside());
     if (r.outcome === 'removed') {
       removed++;
@@ -146,9 +153,20 @@ export async function pruneStore(
   };
 }
 
-/** Sets the prune stamp to now, creating it when missing; a link planted there is replaced. */
-export async function stampNow(dir: string, now: number): Promise<void> {
-  const stamp = join(dir, STAMP);
+/** Marks entries as being removed now (REMOVAL_STAMP). */
+export function markRemoval(dir: string, now: number): Promise<void> {
+  return stampNow(dir, now, REMOVAL_STAMP);
+}
+
+/** When entries were last removed (REMOVAL_STAMP's time), or undefined when never. */
+export async function lastRemoval(dir: string): Promise<number | undefined> {
+  const st = await lstat(join(dir, REMOVAL_STAMP)).catch(() => undefined);
+  return st?.isFile() ? st.mtimeMs : undefined;
+}
+
+/** Sets a stamp (the prune stamp by default) to now, creating it when missing; a link planted there is replaced. */
+export async function stampNow(dir: string, now: number, name = STAMP): Promise<void> {
+  const stamp = join(dir, name);
   const t = new Date(now);
   const st = await lstat(stamp).catch((err) => {
     if (codeOf(err) === 'ENOENT') return undefined;

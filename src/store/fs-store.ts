@@ -15,6 +15,7 @@ import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { link, lstat, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decode, encode } from './codec.js';
+import { type BatchOps, putBatch } from './fs-batch.js';
 import {
   CREATE_FLAGS,
   codeOf,
@@ -25,7 +26,15 @@ import {
   refresh,
   remove,
 } from './fs-entry.js';
-import { claimPrune, pruneStore, scanStore, stampNow, TMP_PREFIX } from './fs-prune.js';
+import {
+  claimPrune,
+  lastRemoval,
+  markRemoval,
+  pruneStore,
+  scanStore,
+  stampNow,
+  TMP_PREFIX,
+} from './fs-prune.js';
 import { isKey, keyOf } from './keys.js';
 import {
   type EntryRead,
@@ -213,6 +222,33 @@ export function createFsStore(opts: StoreOptions): Store {
     if (await claimPrune(dir, now)) await pruneStore(dir, limits, now, new Set([key]), tmpPath);
   }
 
+  /** A put's failed result for an error thrown while storing key. */
+  function failure(key: string, err: unknown): PutResult {
+    const code = codeOf(err);
+    return {
+      ok: false,
+      key,
+      reason: code && UNWRITABLE.has(code) ? 'unwritable' : 'error',
+      detail: messageOf(err),
+    };
+  }
+
+  /** put's own steps, for putMany (fs-batch.ts). */
+  const batchOps: BatchOps = {
+    dir,
+    compress,
+    capBytes: limits.capBytes,
+    maxBytes,
+    tmpPath,
+    reuse,
+    publish,
+    failure,
+    async prune(keep) {
+      const now = Date.now();
+      if (await claimPrune(dir, now)) await pruneStore(dir, limits, now, keep, tmpPath);
+    },
+  };
+
   async function read(key: string, use = true): Promise<EntryRead> {
     // The only gate between user input and a path: `../../etc/passwd` never reaches the filesystem.
     if (typeof key !== 'string' || !isKey(key)) return { found: false, why: 'missing' };
@@ -276,6 +312,19 @@ export function createFsStore(opts: StoreOptions): Store {
       }
     },
 
+    putMany: (items) => putBatch(items, batchOps),
+
+    async hasMany(keys) {
+      const found: boolean[] = new Array(keys.length).fill(false);
+      let next = 0;
+      // A few lstat calls in flight at once: the thread pool overlaps them.
+      const worker = async () => {
+        for (let i = next++; i < keys.length; i = next++) found[i] = await store.has!(keys[i]!);
+      };
+      await Promise.all(Array.from({ length: Math.min(8, keys.length) }, worker));
+      return found;
+    },
+
     read: (key) => read(key),
     peek: (key) => read(key, false),
 
@@ -325,8 +374,11 @@ export function createFsStore(opts: StoreOptions): Store {
       return result;
     },
 
+    removedAt: () => lastRemoval(dir),
+
     async clear() {
       const { entries, temps, shards, links } = await scanStore(dir);
+      if (entries.length > 0) await markRemoval(dir, Date.now()).catch(() => undefined);
       let removed = 0;
       let failed = 0;
       let error: unknown;

@@ -20,6 +20,7 @@ import type { RedisLink } from './redis-link.js';
 import {
   type EntryRead,
   type PruneResult,
+  type PutResult,
   type ServerInfo,
   type Store,
   StoreActionError,
@@ -46,6 +47,8 @@ export interface RedisStore extends Store {
 }
 
 const SCAN_COUNT = 1000;
+/** Commands of one putMany/hasMany sent in one pipeline (one round trip each). */
+const PIPELINE_MAX = 1000;
 
 export function createRedisStore(opts: RedisStoreOptions): RedisStore {
   const { link, prefix, compress, maxEntryBytes } = opts;
@@ -180,6 +183,79 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
         // Down, slow, refused (NOPERM, READONLY) or full (OOM): this server cannot persist it now.
         return { ok: false, key, reason: 'unwritable', detail: `${link.display}: ${(err as Error).message}` };
       }
+    },
+
+    /**
+     * put for many originals, one pipeline of SET NX per slice of the batch (one round trip where
+     * put takes one or two per original). Whatever is not simply new — an entry already there, one
+     * that vanished meanwhile — goes through put itself, which compares, re-uses or replaces it.
+     */
+    async putMany(items) {
+      const results: PutResult[] = new Array(items.length);
+      for (let start = 0; start < items.length; start += PIPELINE_MAX) {
+        const slice: { i: number; key: string; data: Buffer }[] = [];
+        for (let i = start; i < Math.min(items.length, start + PIPELINE_MAX); i++) {
+          const { original, bytes: given } = items[i]!;
+          const bytes = given
+            ? Buffer.from(given.buffer, given.byteOffset, given.byteLength)
+            : Buffer.from(original, 'utf8');
+          const key = keyOf(bytes);
+          const data = await encode(bytes, compress);
+          if (data.length > maxEntryBytes) results[i] = await store.put(original, given);
+          else slice.push({ i, key, data });
+        }
+        let replies: [Error | null, unknown][] | null;
+        const moved = slice.reduce((n, s) => n + s.data.length, 0);
+        try {
+          replies = await link.run((c) => {
+            const p = c.pipeline();
+            for (const { key, data } of slice)
+              if (ttlSeconds) p.set(name(key), data, 'EX', ttlSeconds, 'NX');
+              else p.set(name(key), data, 'NX');
+            return p.exec();
+          }, moved);
+        } catch (err) {
+          for (const { i, key } of slice)
+            results[i] = {
+              ok: false,
+              key,
+              reason: 'unwritable',
+              detail: `${link.display}: ${(err as Error).message}`,
+            };
+          continue;
+        }
+        for (const [n, { i, key }] of slice.entries()) {
+          const [err, reply] = replies?.[n] ?? [new Error('no reply'), null];
+          if (!err && reply === 'OK') results[i] = { ok: true, key, created: true };
+          else if (err)
+            results[i] = { ok: false, key, reason: 'unwritable', detail: `${link.display}: ${err.message}` };
+          else results[i] = await store.put(items[i]!.original, items[i]!.bytes);
+        }
+      }
+      return results;
+    },
+
+    async hasMany(keys) {
+      const found: boolean[] = new Array(keys.length).fill(false);
+      const valid = keys.flatMap((k, i) => (isKey(k) ? [i] : []));
+      for (let start = 0; start < valid.length; start += PIPELINE_MAX) {
+        const slice = valid.slice(start, start + PIPELINE_MAX);
+        const replies = await link
+          .run((c) => {
+            const p = c.pipeline();
+            // As has(): EXPIRE slides the expiry of an entry about to be re-sent, and answers 1 if there.
+            for (const i of slice)
+              if (ttlSeconds) p.expire(name(keys[i]!), ttlSeconds);
+              else p.exists(name(keys[i]!));
+            return p.exec();
+          })
+          .catch(() => null);
+        slice.forEach((i, n) => {
+          const r = replies?.[n];
+          found[i] = !!r && !r[0] && r[1] === 1;
+        });
+      }
+      return found;
     },
 
     async has(key) {

@@ -65,6 +65,13 @@ export class StoreActionError extends Error {
   readonly exitCode = 1;
 }
 
+/** One original for putMany: what put takes. */
+export interface PutItem {
+  original: string;
+  /** Exactly original's UTF-8 encoding, when the caller holds it. */
+  bytes?: Uint8Array;
+}
+
 export interface Store {
   /**
    * Where entries live, as cg prints it and stats records refer to it: the directory, or for a
@@ -78,6 +85,12 @@ export interface Store {
    * `bytes`, when given, must be exactly that encoding (it spares re-encoding a large input).
    */
   put(original: string, bytes?: Uint8Array): Promise<PutResult>;
+  /**
+   * put for many originals at once (optional: putAll falls back on put): one result per item, in
+   * order, each answered ok only once that original is persisted, as put promises. A backend makes
+   * a batch cheaper than its puts one by one (one durability barrier, one round trip).
+   */
+  putMany?(items: readonly PutItem[]): Promise<PutResult[]>;
   /** The original bytes, or undefined when absent or corrupt. Touches the entry's mtime (LRU). */
   get(key: string): Promise<Buffer | undefined>;
   /** Like get, but says why an entry is not there (optional: readEntry falls back to get). */
@@ -87,8 +100,15 @@ export interface Store {
    * on put, which reads an existing entry to compare).
    */
   has?(key: string): Promise<boolean>;
+  /** has for many keys at once (optional: hasAll falls back on has). */
+  hasMany?(keys: readonly string[]): Promise<boolean[]>;
   /** Like read, but leaves the entry's LRU time or expiry as it was (counting is not a use). */
   peek?(key: string): Promise<EntryRead>;
+  /**
+   * When entries were last removed (a prune or a clear, by any process), where the backend can tell
+   * (optional). A caller that remembers which keys are stored forgets that when this changes.
+   */
+  removedAt?(): Promise<number | undefined>;
   info(): Promise<StoreInfo>;
   /**
    * Removes expired entries (TTL), then least-recently-used until under the size cap. An entry used
@@ -105,6 +125,23 @@ export async function readEntry(store: Store, key: string): Promise<EntryRead> {
   if (store.read) return store.read(key);
   const bytes = await store.get(key);
   return bytes ? { found: true, bytes } : { found: false, why: 'missing' };
+}
+
+/** store.putMany when the backend has it, else its puts one after another. */
+export async function putAll(store: Store, items: readonly PutItem[]): Promise<PutResult[]> {
+  if (store.putMany) return store.putMany(items);
+  const results: PutResult[] = [];
+  for (const { original, bytes } of items) results.push(await store.put(original, bytes));
+  return results;
+}
+
+/** store.hasMany when the backend has it, else has per key; undefined when the store cannot tell. */
+export async function hasAll(store: Store, keys: readonly string[]): Promise<boolean[] | undefined> {
+  if (store.hasMany) return store.hasMany(keys);
+  if (!store.has) return undefined;
+  const found: boolean[] = [];
+  for (const k of keys) found.push(await store.has(k));
+  return found;
 }
 
 export interface StoreOptions {

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { agentSession, turnOf } from '../../bench/proxy-sessions.mjs';
 import { createFsStore } from '../../src/store/fs-store.js';
 import type { PutResult, Store } from '../../src/store/store.js';
@@ -358,6 +358,45 @@ describe('cg proxy: failing open', () => {
     await send(p.url, '/v1/messages', body, { 'x-api-key': 'k' });
     expect(up.requests[0]!.body.equals(Buffer.from(body))).toBe(true);
     expect(p.compacted[0]!.fellOpen).toMatch(/store write failed \(unwritable: disk full\)/);
+  });
+
+  it("stores a request's originals as one batch, and sends nothing upstream before all of them are persisted", async () => {
+    const up = await upstream(() => ({ body: 'ok' }));
+    const disk = createFsStore({
+      dir: tempDir('cg-proxy-batch-'),
+      ttlDays: 14,
+      maxBytes: 1 << 30,
+      compress: true,
+    });
+    const batches: number[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const gated: Store = {
+      ...disk,
+      dir: disk.dir,
+      put: async () => {
+        throw new Error('one put at a time: a batch was expected');
+      },
+      putMany: async (items) => {
+        batches.push(items.length);
+        await held;
+        return disk.putMany!(items);
+      },
+    };
+    const p = await proxy({ anthropic: up.url, store: gated });
+    const body = JSON.stringify(agentSession(40));
+    const answer = send(p.url, '/v1/messages', body, { 'x-api-key': 'k' });
+    await vi.waitFor(() => expect(batches).toHaveLength(1), { timeout: 20_000 });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(up.requests).toHaveLength(0);
+    release();
+    await answer;
+    const sent = up.requests[0]!.body.toString('utf8');
+    const keys = [...sent.matchAll(MARKER)].map((m) => m[1]!);
+    expect(keys.length).toBe(batches[0]);
+    for (const k of keys) expect(await disk.get(k)).toBeDefined();
   });
 });
 

@@ -506,6 +506,22 @@ describe('fs store info and clear', () => {
     expect((await store.put('one')).ok).toBe(true);
   });
 
+  it('says when entries were last removed, by a prune or a clear, and not for a prune that removed none', async () => {
+    const store = makeStore({ ttlDays: 2 });
+    expect(await store.removedAt!()).toBeUndefined();
+    await store.put('fresh\n'.repeat(100));
+    await store.prune({ force: true });
+    expect(await store.removedAt!()).toBeUndefined();
+    const { key } = await store.put('stale\n'.repeat(100));
+    await age(entryPath(store.dir, key), 3 * DAY);
+    await store.prune({ force: true });
+    const pruned = await store.removedAt!();
+    expect(pruned).toBeGreaterThan(Date.now() - 60_000);
+    await age(join(store.dir, '.last-removal'), DAY);
+    await store.clear();
+    expect(await store.removedAt!()).toBeGreaterThan(pruned! - 1);
+  });
+
   it('ignores files in the store that are not entries', async () => {
     const store = makeStore();
     await store.put('real');

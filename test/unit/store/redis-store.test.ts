@@ -101,6 +101,60 @@ describe.skipIf(!REDIS_SERVER)(`the Redis store on a real server${NEEDS_REDIS}`,
     store.link.close();
   });
 
+  it('stores a batch in one pipeline: new entries with the TTL, one already there and a repeat re-used', async () => {
+    const store = open();
+    const texts = ['batch one\n'.repeat(300), 'batch two', 'batch three'];
+    await store.put(texts[1]!);
+    const results = await store.putMany!([...texts, texts[0]!].map((original) => ({ original })));
+    expect(results).toEqual([
+      { ok: true, key: keyOf(texts[0]!), created: true },
+      { ok: true, key: keyOf(texts[1]!), created: false },
+      { ok: true, key: keyOf(texts[2]!), created: true },
+      { ok: true, key: keyOf(texts[0]!), created: false },
+    ]);
+    const prefix = store.dir.split('#')[1]!;
+    for (const t of texts) {
+      expect(await admin.ttl(`${prefix}${keyOf(t)}`)).toBeGreaterThan(14 * 86_400 - 60);
+      expect((await store.get(keyOf(t)))!.toString('utf8')).toBe(t);
+    }
+  });
+
+  it('refuses a collision inside a batch and stores the rest of it', async () => {
+    const store = open();
+    const text = 'the real one in a batch';
+    const other = 'other bytes, same key, in a batch';
+    collisions.set(keyOf(other), keyOf(text));
+    try {
+      await store.put(other);
+      const results = await store.putMany!([{ original: text }, { original: 'innocent bystander' }]);
+      expect(results[0]).toMatchObject({ ok: false, reason: 'collision' });
+      expect(results[1]).toMatchObject({ ok: true, created: true });
+    } finally {
+      collisions.clear();
+    }
+  });
+
+  it('answers hasMany for a batch of keys, sliding the expiry of those that are there', async () => {
+    const store = open();
+    const { key } = await store.put('there for hasMany');
+    const name = `${store.dir.split('#')[1]}${key}`;
+    await admin.expire(name, 50);
+    expect(await store.hasMany!([key, '0123456789abcdef', 'not a key'])).toEqual([true, false, false]);
+    expect(await admin.ttl(name)).toBeGreaterThan(14 * 86_400 - 60);
+  });
+
+  it('reports every put of a batch unwritable when the server cannot be reached', async () => {
+    const store = createRedisStore({
+      link: createRedisLink(parseRedisUrl('redis://127.0.0.1:9/0'), 300),
+      prefix: 'gone:',
+      ttlDays: 14,
+      compress: true,
+      maxEntryBytes: 2 ** 20,
+    });
+    const results = await store.putMany!([{ original: 'a' }, { original: 'b' }]);
+    expect(results.map((r) => r.ok || r.reason)).toEqual(['unwritable', 'unwritable']);
+  });
+
   it('tells a corrupt value from a missing key, and replaces it on the next put', async () => {
     const store = open();
     const text = 'to be damaged\n'.repeat(100);
@@ -265,6 +319,33 @@ describe('the fleet store', () => {
     });
     expect(await fleet.put('x')).toMatchObject({ ok: false, reason: 'collision' });
     expect((await disk.info()).entries).toBe(0);
+  });
+
+  it('stashes what Redis cannot persist of a batch in the local store, and counts it there for hasMany', async () => {
+    const warn = vi.fn();
+    const disk = local();
+    const fleet = createFleetStore({
+      redis: fakeRedis(down),
+      local: disk,
+      fallback: true,
+      cache: false,
+      warn,
+    });
+    const results = await fleet.putMany!([{ original: 'one' }, { original: 'two' }]);
+    expect(results.every((r) => r.ok && r.created)).toBe(true);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(await fleet.hasMany!([keyOf('one'), keyOf('two'), keyOf('three')])).toEqual([true, true, false]);
+    const strict = createFleetStore({
+      redis: fakeRedis(down),
+      local: disk,
+      fallback: false,
+      cache: false,
+      warn,
+    });
+    expect((await strict.putMany!([{ original: 'three' }]))[0]).toMatchObject({
+      ok: false,
+      reason: 'unwritable',
+    });
   });
 
   it('counts a fallback entry as there for has(), but never a mere local cache copy', async () => {

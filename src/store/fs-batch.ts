@@ -1,0 +1,230 @@
+/**
+ * putMany for the disk store: many originals stashed with one durability barrier instead of one
+ * per entry. Each entry is still written exactly as put writes it (a private temp file in the
+ * store, then link(2) under its key, never overwriting an entry that holds its original), and the
+ * order that makes a put safe is kept for the batch as a whole:
+ *
+ *   1. every new entry's temp file is written;
+ *   2. all of them are made durable — one syncfs of the store's filesystem (fs-sync.ts), or, where
+ *      that cannot be done, an fdatasync per file;
+ *   3. only then is any of them linked under its key, and only then does the batch answer.
+ *
+ * So a key never names bytes a crash could lose, and no result says ok before its original is
+ * persisted: a crash or failure before step 3 leaves temp files (removed here, or by the next prune)
+ * and no entry. An item whose entry is already there is re-used as put re-uses it; one whose write
+ * or sync fails gets its own failed result, and the others are unaffected.
+ *
+ * A batch is thousands of small files, where async fs calls cost about three times the syscalls
+ * they wrap (a FileHandle, promises, a thread-pool hop each). So the plain steps — writing a temp
+ * file, linking it — are synchronous calls, a chunk at a time with the event
+ * loop free between chunks; anything unusual (an entry already there, a link refused) goes through
+ * put's own asynchronous steps.
+ */
+import { closeSync, fdatasyncSync, linkSync, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { encode } from './codec.js';
+import { CREATE_FLAGS, ensureRealDir } from './fs-entry.js';
+import { syncFile, syncFilesystem } from './fs-sync.js';
+import { keyOf } from './keys.js';
+import type { PutItem, PutResult } from './store.js';
+
+/** What the batch needs of the store it belongs to (fs-store.ts hands over its own steps). */
+export interface BatchOps {
+  dir: string;
+  compress: boolean;
+  /** The store's size cap in bytes (Infinity: none), and as configured, for the message. */
+  capBytes: number;
+  maxBytes: number;
+  tmpPath(): string;
+  /** put's check of what sits under a key: a final result (re-used, collision), or what to write. */
+  reuse(key: string, path: string, bytes: Buffer): Promise<PutResult | string>;
+  /** put's publish of a durable temp file under its key: link, or re-use or replace what is there. */
+  publish(tmp: string, key: string, path: string, bytes: Buffer, replace: boolean): Promise<PutResult>;
+  /** A failed result for an error thrown while storing key. */
+  failure(key: string, err: unknown): PutResult;
+  /** The lazy prune after entries were created; never of the keys given. */
+  prune(keep: ReadonlySet<string>): Promise<void>;
+  /** The barrier of step 2 (tests stand in for it); false: sync each file instead. */
+  barrier?: (dir: string) => Promise<boolean>;
+}
+
+/** Below this many new entries an fdatasync each is cheaper than starting a syncfs. */
+const SYNCFS_MIN = 8;
+/** Items handled between two turns of the event loop (also bounds the encoded bytes held). */
+const CHUNK = 128;
+/** Encodings in flight at once (gzip runs on the thread pool). */
+const WIDTH = 8;
+const EMPTY = Buffer.alloc(0);
+
+interface Pending {
+  index: number;
+  key: string;
+  path: string;
+  bytes: Buffer;
+  /** What is under the key is not its original: the entry is replaced (put's rename). */
+  replace: boolean;
+  tmp?: string;
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(WIDTH, items.length) }, worker));
+}
+
+/** An item's UTF-8 bytes (a view of the caller's, or encoded now). */
+function bytesOf({ original, bytes }: PutItem): Buffer {
+  return bytes
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    : Buffer.from(original, 'utf8');
+}
+
+function writeFileNew(path: string, data: Buffer, durable: boolean): void {
+  const fd = openSync(path, CREATE_FLAGS, 0o600);
+  try {
+    for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+    if (durable) fdatasyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promise<PutResult[]> {
+  const results: (PutResult | undefined)[] = new Array(items.length);
+  const keys: string[] = new Array(items.length);
+  const firstOf = new Map<string, number>();
+  const written: Pending[] = [];
+  const shards = new Set<string>();
+  const bulk = items.length >= SYNCFS_MIN;
+
+  /**
+   * Step 1 for one chunk: each original not yet stored, encoded, in its temp file. Whether anything
+   * is under its key is one lstat; only what is there is read and compared (put's own check).
+   */
+  const prepare = async (chunk: Pending[]) => {
+    const fresh: Pending[] = [];
+    await eachLimited(chunk, async (p) => {
+      try {
+        if (lstatSync(p.path, { throwIfNoEntry: false }) !== undefined) {
+          const found = await ops.reuse(p.key, p.path, p.bytes);
+          if (typeof found === 'object') {
+            results[p.index] = found;
+            return;
+          }
+          p.replace = found === 'corrupt';
+        }
+        const data = await encode(p.bytes, ops.compress);
+        if (data.length > ops.capBytes) {
+          results[p.index] = {
+            ok: false,
+            key: p.key,
+            reason: 'error',
+            detail: `entry of ${data.length} bytes exceeds the store cap of ${ops.maxBytes} bytes`,
+          };
+          return;
+        }
+        const shard = join(ops.dir, p.key.slice(0, 2));
+        if (!shards.has(shard)) {
+          await ensureRealDir(shard);
+          shards.add(shard);
+        }
+        p.bytes = data; // held only until it is written, just below
+        fresh.push(p);
+      } catch (err) {
+        results[p.index] = ops.failure(p.key, err);
+      }
+    });
+    for (const p of fresh) {
+      const data = p.bytes;
+      p.bytes = EMPTY;
+      try {
+        const tmp = ops.tmpPath();
+        // Without the batch barrier, each file is made durable here, as put does.
+        writeFileNew(tmp, data, !bulk);
+        p.tmp = tmp;
+        written.push(p);
+      } catch (err) {
+        results[p.index] = ops.failure(p.key, err);
+      }
+    }
+  };
+
+  /** Step 3 for one durable temp file: a link, or put's own publish when anything is unusual. */
+  const link = async (p: Pending) => {
+    try {
+      if (!p.replace) {
+        try {
+          linkSync(p.tmp!, p.path);
+          results[p.index] = { ok: true, key: p.key, created: true };
+          return;
+        } catch {
+          // EEXIST (written meanwhile), a shard cleared meanwhile, no hard links here: put's steps
+          // decide, with the bytes again to compare with what is there.
+        }
+      }
+      results[p.index] = await ops.publish(p.tmp!, p.key, p.path, bytesOf(items[p.index]!), p.replace);
+    } catch (err) {
+      results[p.index] = ops.failure(p.key, err);
+    }
+  };
+
+  try {
+    for (let start = 0; start < items.length; start += CHUNK) {
+      const chunk: Pending[] = [];
+      for (let i = start; i < Math.min(items.length, start + CHUNK); i++) {
+        const bytes = bytesOf(items[i]!);
+        const key = keyOf(bytes);
+        keys[i] = key;
+        if (firstOf.has(key)) continue; // answered by its first occurrence
+        firstOf.set(key, i);
+        chunk.push({ index: i, key, path: join(ops.dir, key.slice(0, 2), key), bytes, replace: false });
+      }
+      await prepare(chunk);
+      await turn();
+    }
+    let durable = written;
+    const barrier = ops.barrier ?? syncFilesystem;
+    if (bulk && written.length > 0 && !(await barrier(ops.dir).catch(() => false))) {
+      durable = [];
+      await eachLimited(written, async (p) => {
+        try {
+          await syncFile(p.tmp!);
+          durable.push(p);
+        } catch (err) {
+          results[p.index] = ops.failure(p.key, err);
+        }
+      });
+    }
+    for (let start = 0; start < durable.length; start += CHUNK) {
+      for (const p of durable.slice(start, start + CHUNK)) await link(p);
+      await turn();
+    }
+  } finally {
+    // A linked entry keeps its own name; a temp never published goes with it.
+    for (const p of written) {
+      try {
+        unlinkSync(p.tmp!);
+      } catch {
+        // already renamed into place, or removed by a concurrent clear
+      }
+    }
+  }
+  const created = new Set<string>();
+  const out = items.map((_, i): PutResult => {
+    const own = results[i];
+    if (own) {
+      if (own.ok && own.created) created.add(own.key);
+      return own;
+    }
+    // A repeat of an earlier item of the batch: stored once, by that item.
+    const first = results[firstOf.get(keys[i]!)!];
+    if (!first) return ops.failure(keys[i]!, new Error('not stored'));
+    return first.ok ? { ok: true, key: first.key, created: false } : first;
+  });
+  if (created.size > 0) await ops.prune(new Set(firstOf.keys())).catch(() => undefined);
+  return out;
+}
