@@ -69,8 +69,41 @@ async function pieceCount(name: TokenizerName, text: string): Promise<number> {
   return n;
 }
 
+/**
+ * Below this many UTF-16 units a text's byte length is measured each time it is asked for; above,
+ * the last few answers are kept. The pipeline asks about the same large output many times (each
+ * stage's gate, the component's size gate, never-worse, the event), and each answer is a pass over
+ * the whole text: six passes over a 100 MB log before this.
+ */
+const MEASURE_ALWAYS_BELOW = 1 << 16;
+/** How many large texts' lengths are kept: each entry holds its text alive, so few. */
+const KEPT_LENGTHS = 2;
+const keptTexts: string[] = [];
+const keptBytes: number[] = [];
+
+/**
+ * A text's UTF-8 length. A large text is measured once: the answer is kept by the text (`===` on
+ * the same string is a pointer comparison; on an equal copy it is equal content, the same answer).
+ */
 export function byteLength(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+  if (text.length < MEASURE_ALWAYS_BELOW) return Buffer.byteLength(text, 'utf8');
+  const at = keptTexts.indexOf(text);
+  if (at !== -1) return keptBytes[at]!;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  keepByteLength(text, bytes);
+  return bytes;
+}
+
+/**
+ * Tells byteLength what a text decoded from bytes measures (the caller holds those bytes), so not
+ * even one pass is spent on it. `bytes` must be exactly text's UTF-8 length.
+ */
+export function keepByteLength(text: string, bytes: number): void {
+  if (text.length < MEASURE_ALWAYS_BELOW || keptTexts.includes(text)) return;
+  keptTexts.unshift(text);
+  keptBytes.unshift(bytes);
+  keptTexts.length = Math.min(keptTexts.length, KEPT_LENGTHS);
+  keptBytes.length = keptTexts.length;
 }
 
 /**
