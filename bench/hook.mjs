@@ -4,28 +4,41 @@
 // codex` on a PreToolUse pytest call (a rewrite), each the median of several runs next to
 // `node -e ''` started the same way, so a busy machine shifts both sides alike.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const bin = join(root, 'bin', 'cg.js');
+const bin = process.env.CG_BENCH_BIN ?? join(root, 'bin', 'cg.js');
+const probe = join(root, 'bench', 'cpu-probe.mjs');
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
 
+/** Median wall and CPU (user + sys, from cpu-probe.mjs) of n runs: CPU barely moves with the load. */
 function time(args, input, env, n) {
   const times = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    const r = spawnSync(process.execPath, args, { input, env });
-    times.push(performance.now() - t0);
-    if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  const cpu = [];
+  const dir = mkdtempSync(join(tmpdir(), 'cg-bench-hook-cpu-'));
+  const cpuFile = join(dir, 'cpu');
+  try {
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, ['--import', probe, ...args], {
+        input,
+        env: { ...env, CG_BENCH_CPU_FILE: cpuFile },
+      });
+      times.push(performance.now() - t0);
+      if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+      cpu.push(Number(readFileSync(cpuFile, 'utf8')));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
-  return median(times);
+  return { wall: median(times), cpu: median(cpu) };
 }
 
 const bash = (command, stdout) =>
@@ -99,11 +112,13 @@ export async function hookBench({ runs = 7 } = {}) {
     ],
   ];
   const node = time(['-e', ''], '', env, runs);
-  const lines = [`Hook latency (median of ${runs}; node -e '' ${node.toFixed(0)} ms on this machine now):`];
+  const lines = [
+    `Hook latency (median of ${runs}; node -e '' ${node.wall.toFixed(0)} ms, cpu ${node.cpu.toFixed(0)} ms on this machine now; budget ≤ 100 ms a call):`,
+  ];
   for (const [label, args, input] of cases) {
-    const ms = time([bin, ...args], input, env, runs);
+    const t = time([bin, ...args], input, env, runs);
     lines.push(
-      `  ${label.padEnd(40)} ${ms.toFixed(0).padStart(5)} ms  (${(ms / node).toFixed(2)}× node, +${(ms - node).toFixed(0)} ms)`,
+      `  ${label.padEnd(40)} ${t.wall.toFixed(0).padStart(5)} ms  (${(t.wall / node.wall).toFixed(2)}× node, +${(t.wall - node.wall).toFixed(0)} ms)  cpu ${t.cpu.toFixed(0).padStart(4)} ms (+${(t.cpu - node.cpu).toFixed(0)} ms over node)`,
     );
   }
   rmSync(work, { recursive: true, force: true });

@@ -1,13 +1,22 @@
 /**
- * Token counting, lazily. The tokenizer (gpt-tokenizer, ~0.4 s to load, ~8 MB/s) is imported only
- * when a decision cannot be made from bounds: a BPE token covers at least 1 and at most
- * MAX_TOKEN_BYTES bytes of UTF-8, so bytes/MAX ≤ tokens ≤ bytes; and the tokenizer first splits
- * text with a regex into pieces that no token spans, so pieces ≤ tokens (for code and prose the
- * pieces are 85–98 % of the tokens, and counting them needs only that regex, not the vocabulary).
- * Special-token text such as `<|endoftext|>` is counted as ordinary text, never rejected. Exact
- * counts are gpt-tokenizer's, in time linear in the text whatever its shape (bpe/count.ts).
+ * Token counting, lazily. The tokenizer (gpt-tokenizer: its rank table takes ~0.2–0.4 s to load,
+ * and it counts ~8 MB/s) is imported only when a decision cannot be made from bounds:
+ *   - bytes: a BPE token covers at least 1 and at most MAX_TOKEN_BYTES bytes of UTF-8, so
+ *     bytes/MAX ≤ tokens ≤ bytes;
+ *   - pieces (bpe/bounds.ts): the tokenizer first splits text into pieces that no token spans, and
+ *     encodes each alone: each piece is at least one token, and at most its bytes — exactly one
+ *     when it is a piece known to be a single token in both vocabularies (every ASCII character,
+ *     1–3 digits, the common pieces of bpe/single-tokens.ts). Finding the pieces needs only the
+ *     split rule (bpe/pieces.ts), not the vocabulary; for code, logs and prose the bounds are
+ *     within a few per cent of the count, so most decisions need no count at all.
+ * Every decision is exact: the bounds only ever answer when they prove the answer the counts
+ * would give (test/unit/bpe/bounds.property.test.ts). Special-token text such as `<|endoftext|>`
+ * is counted as ordinary text, never rejected. Exact counts are gpt-tokenizer's, in time linear in
+ * the text whatever its shape (bpe/count.ts).
  */
+import type { PieceBounds } from './bpe/bounds.js';
 import type { CountFn } from './bpe/count.js';
+import type { PieceScanner } from './bpe/pieces.js';
 
 export type TokenizerName = 'o200k' | 'cl100k';
 export const TOKENIZERS: readonly TokenizerName[] = ['o200k', 'cl100k'];
@@ -28,6 +37,13 @@ export interface Tokens {
    * without loading the tokenizer.
    */
   atLeast(text: string): Promise<number>;
+  /**
+   * An upper bound on tokens(text), the same for the same text: its pieces, each counted 1 when it
+   * is known to be one token and its bytes otherwise, without loading the tokenizer.
+   */
+  atMost(text: string): Promise<number>;
+  /** Lower and upper bounds on tokens(text) from its pieces (both at once: one pass). */
+  bounds(text: string): Promise<PieceBounds>;
   /** How many exact counts were needed (for --verbose and tests of laziness). */
   readonly exactCounts: number;
 }
@@ -43,34 +59,58 @@ function loadCounter(name: TokenizerName): Promise<CountFn> {
   return p;
 }
 
-const splitters = new Map<TokenizerName, Promise<RegExp>>();
+const scanners = new Map<TokenizerName, Promise<PieceScanner>>();
 
-function loadSplitter(name: TokenizerName): Promise<RegExp> {
-  let p = splitters.get(name);
+/** The pre-split of the named encoding: its regex (a small module) and the fast scanner over it. */
+function loadScanner(name: TokenizerName): Promise<PieceScanner> {
+  let p = scanners.get(name);
   if (!p) {
-    p = import('gpt-tokenizer/encodingParams/constants').then((m) =>
-      name === 'o200k' ? m.O200K_TOKEN_SPLIT_REGEX : m.CL100K_TOKEN_SPLIT_REGEX,
+    p = Promise.all([import('gpt-tokenizer/encodingParams/constants'), import('./bpe/pieces.js')]).then(
+      ([m, { PieceScanner }]) =>
+        new PieceScanner(name, name === 'o200k' ? m.O200K_TOKEN_SPLIT_REGEX : m.CL100K_TOKEN_SPLIT_REGEX),
     );
-    splitters.set(name, p);
+    scanners.set(name, p);
   }
   return p;
 }
 
-/** How many pieces the tokenizer's pre-split regex cuts the text into (each is ≥ 1 token). */
-async function pieceCount(name: TokenizerName, text: string): Promise<number> {
-  if (text.length === 0) return 0;
-  const re = new RegExp(await loadSplitter(name));
-  let n = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    n++;
-    // No piece is empty; should one be, step past it rather than loop on it.
-    if (m[0].length === 0) re.lastIndex++;
-  }
-  return n;
+const NO_PIECES: PieceBounds = { pieces: 0, lower: 0, upper: 0 };
+
+/**
+ * Below this many UTF-16 units a text's byte length is measured each time it is asked for; above,
+ * the last few answers are kept. The pipeline asks about the same large output many times (each
+ * stage's gate, the component's size gate, never-worse, the event), and each answer is a pass over
+ * the whole text: six passes over a 100 MB log before this.
+ */
+const MEASURE_ALWAYS_BELOW = 1 << 16;
+/** How many large texts' lengths are kept: each entry holds its text alive, so few. */
+const KEPT_LENGTHS = 2;
+const keptTexts: string[] = [];
+const keptBytes: number[] = [];
+
+/**
+ * A text's UTF-8 length. A large text is measured once: the answer is kept by the text (`===` on
+ * the same string is a pointer comparison; on an equal copy it is equal content, the same answer).
+ */
+export function byteLength(text: string): number {
+  if (text.length < MEASURE_ALWAYS_BELOW) return Buffer.byteLength(text, 'utf8');
+  const at = keptTexts.indexOf(text);
+  if (at !== -1) return keptBytes[at]!;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  keepByteLength(text, bytes);
+  return bytes;
 }
 
-export function byteLength(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
+/**
+ * Tells byteLength what a text decoded from bytes measures (the caller holds those bytes), so not
+ * even one pass is spent on it. `bytes` must be exactly text's UTF-8 length.
+ */
+export function keepByteLength(text: string, bytes: number): void {
+  if (text.length < MEASURE_ALWAYS_BELOW || keptTexts.includes(text)) return;
+  keptTexts.unshift(text);
+  keptBytes.unshift(bytes);
+  keptTexts.length = Math.min(keptTexts.length, KEPT_LENGTHS);
+  keptBytes.length = keptTexts.length;
 }
 
 /**
@@ -86,6 +126,7 @@ export function fewerByBytes(aBytes: number, bBytes: number): boolean | undefine
 
 export function createTokens(name: TokenizerName = 'o200k'): Tokens {
   const cache = new Map<string, number>();
+  const bounded = new Map<string, PieceBounds>();
   let exact = 0;
   const count = async (text: string): Promise<number> => {
     if (text.length === 0) return 0;
@@ -93,17 +134,27 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
     if (hit !== undefined) return hit;
     const fn = await loadCounter(name);
     exact++;
-    const n = fn(text);
+    const n = await fn(text);
     cache.set(text, n);
     return n;
   };
-  // Always the pieces, never a cached exact count: callers may measure with it, and the same
-  // text must get the same figure whatever was counted before.
-  const atLeast = (text: string): Promise<number> => pieceCount(name, text);
+  // Always from the pieces, never from a cached exact count: callers may measure with them, and
+  // the same text must get the same figure whatever was counted before.
+  const bounds = async (text: string): Promise<PieceBounds> => {
+    if (text.length === 0) return NO_PIECES;
+    const hit = bounded.get(text);
+    if (hit) return hit;
+    const [scanner, { pieceBounds }] = await Promise.all([loadScanner(name), import('./bpe/bounds.js')]);
+    const b = pieceBounds(text, scanner);
+    bounded.set(text, b);
+    return b;
+  };
   return {
     name,
     count,
-    atLeast,
+    bounds,
+    atLeast: async (text) => (await bounds(text)).pieces,
+    atMost: async (text) => (await bounds(text)).upper,
     get exactCounts() {
       return exact;
     },
@@ -111,14 +162,17 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
       const bytes = byteLength(text);
       if (bytes <= limit) return false;
       if (Math.ceil(bytes / MAX_TOKEN_BYTES) > limit) return true;
-      if ((await atLeast(text)) > limit) return true;
+      const b = await bounds(text);
+      if (b.lower > limit) return true;
+      if (b.upper <= limit) return false;
       return (await count(text)) > limit;
     },
     async fewer(a, b) {
-      const aBytes = byteLength(a);
-      const byBytes = fewerByBytes(aBytes, byteLength(b));
+      const byBytes = fewerByBytes(byteLength(a), byteLength(b));
       if (byBytes !== undefined) return byBytes;
-      if (aBytes < (await atLeast(b))) return true;
+      const [ab, bb] = await Promise.all([bounds(a), bounds(b)]);
+      if (ab.upper < bb.lower) return true;
+      if (ab.lower >= bb.upper) return false;
       return (await count(a)) < (await count(b));
     },
   };

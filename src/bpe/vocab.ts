@@ -1,64 +1,58 @@
 /**
- * A BPE vocabulary looked up the way gpt-tokenizer looks it up, for merge.ts: bytes that are
- * valid UTF-8 by their text, other bytes by their byte values. Built from gpt-tokenizer's own rank
- * list (index = rank) the first time a long pre-token needs it, and kept for the process.
- *
- * The merge asks "which token do tokens L and R make together?" for every adjacent pair. Answers
- * are memoised by (L, R) in a fixed-size open-addressed table: a long pre-token repeats its pairs
- * (a run of one letter has a handful), so nearly every question is two array reads.
+ * The merge's view of a vocabulary (table.ts): a piece's bytes one part per byte, and "which token
+ * do tokens L and R make together?" for every adjacent pair. Answers are memoised by (L, R) in a
+ * fixed-size open-addressed table: a piece repeats its pairs (a run of one letter has a handful, an
+ * identifier shares its pairs with its neighbours), so nearly every question is two array reads.
  */
-import { isUtf8 } from 'node:buffer';
+import type { BpeTable } from './table.js';
 
-export type RankList = readonly (string | readonly number[])[];
-
-const MEMO_BITS = 20;
-const MEMO_SIZE = 1 << MEMO_BITS;
+/** The memo starts small (most texts need a few hundred pairs) and grows to at most 2^20 slots. */
+const FIRST_BITS = 12;
+const MAX_BITS = 20;
 const EMPTY = -1;
 
 export class Vocabulary {
-  private readonly byText = new Map<string, number>();
-  private readonly byBytes = new Map<string, number>();
   private readonly byteRank = new Int32Array(256);
-  private readonly memoLeft = new Int32Array(MEMO_SIZE).fill(EMPTY);
-  private readonly memoRight = new Int32Array(MEMO_SIZE);
-  private readonly memoRank = new Int32Array(MEMO_SIZE);
+  private bits = FIRST_BITS;
+  private memoLeft = new Int32Array(1 << FIRST_BITS).fill(EMPTY);
+  private memoRight = new Int32Array(1 << FIRST_BITS);
+  private memoRank = new Int32Array(1 << FIRST_BITS);
   private memoUsed = 0;
 
-  constructor(private readonly ranks: RankList) {
-    ranks.forEach((value, rank) => {
-      if (typeof value === 'string') this.byText.set(value, rank);
-      else this.byBytes.set(String.fromCharCode(...value), rank);
-    });
-    for (let b = 0; b < 256; b++) this.byteRank[b] = this.rankOfBytes(Buffer.from([b]));
+  constructor(readonly table: BpeTable) {
+    const one = new Uint8Array(1);
+    for (let b = 0; b < 256; b++) {
+      one[0] = b;
+      this.byteRank[b] = table.bytesRank(one, 0, 1);
+    }
   }
 
-  /** The rank of a whole pre-token when it is a single token, else -1. */
-  rankOfText(text: string): number {
-    return this.byText.get(text) ?? -1;
-  }
-
-  /** One part per UTF-8 byte of text, each holding that byte's token rank. */
-  byteParts(text: string): Int32Array {
-    const bytes = Buffer.from(text, 'utf8');
-    const parts = new Int32Array(bytes.length);
-    for (let i = 0; i < bytes.length; i++) parts[i] = this.byteRank[bytes[i]!]!;
+  /** One part per byte of bytes[s, e), each holding that byte's token rank. */
+  byteParts(bytes: Uint8Array, s: number, e: number): Int32Array {
+    const parts = new Int32Array(e - s);
+    for (let i = s; i < e; i++) parts[i - s] = this.byteRank[bytes[i]!]!;
     return parts;
   }
 
   /** The token tokens `left` and `right` make together, or -1. */
   readonly mergeRank = (left: number, right: number): number => {
-    let slot = (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca77)) >>> (32 - MEMO_BITS);
+    const mask = (1 << this.bits) - 1;
+    let slot = this.slotOf(left, right);
     for (;;) {
       const l = this.memoLeft[slot]!;
       if (l === EMPTY) break;
       if (l === left && this.memoRight[slot] === right) return this.memoRank[slot]!;
-      slot = (slot + 1) & (MEMO_SIZE - 1);
+      slot = (slot + 1) & mask;
     }
-    const rank = this.rankOfPair(left, right);
-    if (this.memoUsed >= MEMO_SIZE >> 1) {
-      // Full enough to slow probing: start over (cheap next to the lookups it saved).
-      this.memoLeft.fill(EMPTY);
-      this.memoUsed = 0;
+    const rank = this.table.pairRank(left, right);
+    if (this.memoUsed >= (mask + 1) >> 1) {
+      if (this.bits < MAX_BITS) this.grow();
+      else {
+        // Full enough to slow probing: start over (cheap next to the lookups it saved).
+        this.memoLeft.fill(EMPTY);
+        this.memoUsed = 0;
+      }
+      this.remember(left, right, rank);
       return rank;
     }
     this.memoLeft[slot] = left;
@@ -68,21 +62,28 @@ export class Vocabulary {
     return rank;
   };
 
-  private rankOfPair(left: number, right: number): number {
-    const a = this.ranks[left];
-    const b = this.ranks[right];
-    if (typeof a === 'string' && typeof b === 'string') return this.rankOfText(a + b);
-    return this.rankOfBytes(Buffer.concat([this.bytesOf(a), this.bytesOf(b)]));
+  private slotOf(left: number, right: number): number {
+    return (Math.imul(left, 0x9e3779b1) ^ Math.imul(right, 0x85ebca77)) >>> (32 - this.bits);
   }
 
-  private bytesOf(token: string | readonly number[] | undefined): Uint8Array {
-    if (token === undefined) throw new Error('internal: token rank outside the vocabulary');
-    return typeof token === 'string' ? Buffer.from(token, 'utf8') : Uint8Array.from(token);
+  private remember(left: number, right: number, rank: number): void {
+    const mask = (1 << this.bits) - 1;
+    let slot = this.slotOf(left, right);
+    while (this.memoLeft[slot] !== EMPTY) slot = (slot + 1) & mask;
+    this.memoLeft[slot] = left;
+    this.memoRight[slot] = right;
+    this.memoRank[slot] = rank;
+    this.memoUsed++;
   }
 
-  /** gpt-tokenizer's rule: valid UTF-8 is looked up by its text, anything else by its bytes. */
-  private rankOfBytes(bytes: Buffer): number {
-    if (isUtf8(bytes)) return this.rankOfText(bytes.toString('utf8'));
-    return this.byBytes.get(bytes.toString('latin1')) ?? -1;
+  /** Four times the slots, every answer kept. */
+  private grow(): void {
+    const [left, right, rank] = [this.memoLeft, this.memoRight, this.memoRank];
+    this.bits = Math.min(MAX_BITS, this.bits + 2);
+    this.memoLeft = new Int32Array(1 << this.bits).fill(EMPTY);
+    this.memoRight = new Int32Array(1 << this.bits);
+    this.memoRank = new Int32Array(1 << this.bits);
+    this.memoUsed = 0;
+    for (let i = 0; i < left.length; i++) if (left[i] !== EMPTY) this.remember(left[i]!, right[i]!, rank[i]!);
   }
 }

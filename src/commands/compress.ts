@@ -18,7 +18,7 @@ import type { PipelineEvent } from '../pipeline/run.js';
 import type { RunCounts } from '../stats/index.js';
 import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
-import { createTokens, type TokenizerName, type Tokens } from '../tokens.js';
+import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
 import { rawOutputReason } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
 
@@ -149,6 +149,28 @@ export async function recordReport(
   });
 }
 
+function forcesFormat(flags: CompressFlags): boolean {
+  return flags.format !== undefined && flags.format !== 'auto' && flags.format !== 'text';
+}
+
+/** Whether the chosen stages are none whatever the input's format (`--preset off`). */
+function runsNothing(flags: CompressFlags, config: CgConfig): boolean {
+  const choice = {
+    ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
+    ...(flags.components !== undefined ? { components: flags.components } : {}),
+  };
+  return (['text', 'anthropic'] as const).every((f) => resolveStages(choice, config, f).stages.length === 0);
+}
+
+/** The report of a run that had nothing to do: no events, nothing changed. */
+function passedThrough(
+  flags: CompressFlags,
+  config: CgConfig,
+): Omit<CompactReport, 'events' | 'input' | 'output' | 'changed'> {
+  const tokenizer = flags.tokenizer ?? config.tokenizer;
+  return { format: 'text', tokenizer, tokens: createTokens(tokenizer) };
+}
+
 /**
  * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
  * default command and `cg run`; the caller has already handled raw output and loaded the config.
@@ -160,6 +182,13 @@ export async function compactAndWrite(
   config: CgConfig,
 ): Promise<CompactReport | undefined> {
   if (input.length === 0) return undefined;
+  if (!flags.verbose && !flags.explain && !forcesFormat(flags) && runsNothing(flags, config)) {
+    // `--preset off` (or an empty list): the input is the output. Not even decoded: a 100 MB log
+    // goes straight back out. (Under --verbose the plan line still says what was detected, and a
+    // forced request format is still checked against the input.)
+    await writeOut(input);
+    return { ...passedThrough(flags, config), events: [], input: '', output: '', changed: false };
+  }
   if (!isRewritableText(input)) {
     if (flags.verbose) warn('input is binary or not UTF-8: passing through');
     await writeOut(input);
@@ -167,6 +196,7 @@ export async function compactAndWrite(
   }
 
   const text = input.toString('utf8');
+  keepByteLength(text, input.length);
   const tokenizer = flags.tokenizer ?? config.tokenizer;
   const tokens = createTokens(tokenizer);
   const store = flags.store === false ? null : openStore(config.store);

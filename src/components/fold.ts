@@ -79,14 +79,18 @@ export const fold: OutputComponent<FoldConfig> = {
       if (!r) return { kind: 'skip', gate: 'too few lines to fold' };
       return { kind: 'rewrite', text: r.text, loss: 'whole', note: r.note };
     }
-    const bound = await collapseTokens(o, cfg, ctx);
+    const collapsed = await collapseText(o, cfg, ctx);
     let scale = 1;
     for (let attempt = 0; ; attempt++) {
       const r = foldText(o.text, options(cfg, scale));
       if (!r) return { kind: 'skip', gate: 'too few lines to fold' };
-      const base = await ctx.tokens.count(r.base.replace(MARKER_SLOT, ''));
-      if (base <= bound || scale === 0) return { kind: 'rewrite', text: r.text, loss: 'whole', note: r.note };
-      scale = attempt < 3 ? (scale * bound * 0.95) / base : 0;
+      const base = r.base.replace(MARKER_SLOT, '');
+      // tokens(base) ≤ tokens(collapsed), decided by bounds where they can (the hook's common case
+      // then never loads the tokenizer); the counts are needed only to shrink the budget.
+      if (scale === 0 || !(await ctx.tokens.fewer(collapsed, base)))
+        return { kind: 'rewrite', text: r.text, loss: 'whole', note: r.note };
+      const bound = await ctx.tokens.count(collapsed);
+      scale = attempt < 3 ? (scale * bound * 0.95) / (await ctx.tokens.count(base)) : 0;
     }
   },
 };
@@ -109,10 +113,10 @@ function options(cfg: FoldConfig, baseScale: number): FoldOptions {
   };
 }
 
-/** The tokens of what collapse would make of the same text (its first and last budget_lines / 2). */
-async function collapseTokens(o: OutputView, cfg: FoldConfig, ctx: RunContext): Promise<number> {
+/** What collapse would make of the same text (its first and last budget_lines / 2), marker aside. */
+async function collapseText(o: OutputView, cfg: FoldConfig, ctx: RunContext): Promise<string> {
   const half = Math.ceil(cfg.budget_lines / 2);
   const c = { max_tokens: 0, head_lines: half, tail_lines: half, max_line_chars: cfg.max_line_chars };
   const r = await collapse.run(o, c, ctx);
-  return ctx.tokens.count(r.kind === 'rewrite' ? r.text.replace(MARKER_SLOT, '') : o.text);
+  return r.kind === 'rewrite' ? r.text.replace(MARKER_SLOT, '') : o.text;
 }

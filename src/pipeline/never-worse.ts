@@ -28,7 +28,9 @@ export function tagBound(template: string, args: string | undefined): TagBound {
 
 /**
  * Whether bare text plus a marker tag (any key) is strictly fewer tokens than the input. A key is 16
- * hex digits, at most 16 tokens; two slack tokens cover the seams where the tag joins the text.
+ * hex digits, at most 16 tokens; two slack tokens cover the seams where the tag joins the text. So
+ * the rule is: tokens(bare) + tokens(keyless tag) + 16·keys + 2 < tokens(input). The bounds decide
+ * it wherever they prove what the counts would say (bytes, then pieces); only the rest is counted.
  */
 export async function fewerWithTag(
   tokens: Tokens,
@@ -39,7 +41,16 @@ export async function fewerWithTag(
   const upperBytes = byteLength(bare) + byteLength(tag.sample);
   const byBytes = fewerByBytes(upperBytes, byteLength(input));
   if (byBytes !== undefined) return byBytes;
-  if (upperBytes < (await tokens.atLeast(input))) return true;
-  const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + 16 * tag.keys + 2;
+  const [b, k, i] = await Promise.all([
+    tokens.bounds(bare),
+    tokens.bounds(tag.keyless),
+    tokens.bounds(input),
+  ]);
+  // The final text is bare + a tag of exactly sample's bytes, so bytes bound its tokens too.
+  if (upperBytes < i.pieces) return true;
+  const slack = 16 * tag.keys + 2;
+  if (b.upper + k.upper + slack < i.lower) return true;
+  if (b.lower + k.lower + slack >= i.upper) return false;
+  const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + slack;
   return upper < (await tokens.count(input));
 }

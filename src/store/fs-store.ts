@@ -281,8 +281,12 @@ export function createFsStore(opts: StoreOptions): Store {
       let key = '';
       try {
         // Hash the bytes, not the string: V8 would encode a large string a second time inside update().
+        // A Buffer given is used as it is: keyOf knows its key already when the pipeline placed the
+        // marker (a view made here would be a new object, and hash 100 MB a second time).
         const bytes = given
-          ? Buffer.from(given.buffer, given.byteOffset, given.byteLength)
+          ? Buffer.isBuffer(given)
+            ? given
+            : Buffer.from(given.buffer, given.byteOffset, given.byteLength)
           : Buffer.from(original, 'utf8');
         key = keyOf(bytes);
         const path = entryPath(dir, key);

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fewerWithTag, tagBound } from '../../src/pipeline/never-worse.js';
-import { createTokens, MAX_TOKEN_BYTES } from '../../src/tokens.js';
+import { byteLength, createTokens, keepByteLength, MAX_TOKEN_BYTES } from '../../src/tokens.js';
 import { seededRandom } from '../helpers.js';
 
 describe('tokens', () => {
@@ -17,6 +17,26 @@ describe('tokens', () => {
     expect(await t.fewer('short', 'z'.repeat(MAX_TOKEN_BYTES * 10))).toBe(true);
     expect(await t.fewer('z'.repeat(MAX_TOKEN_BYTES * 10), 'short')).toBe(false);
     expect(t.exactCounts).toBe(0);
+  });
+
+  it('measures a large text once however often its byte length is asked for', () => {
+    const text = `naïve — ${'x'.repeat(200_000)}`;
+    const bytes = Buffer.from(text).length;
+    const decoded = Buffer.from(`${text}!`).toString('utf8');
+    const measure = vi.spyOn(Buffer, 'byteLength');
+    try {
+      for (let i = 0; i < 6; i++) expect(byteLength(text)).toBe(bytes);
+      expect(measure).toHaveBeenCalledTimes(1);
+      // Equal content in another string gets the same answer; a text decoded from bytes of a known
+      // length is not measured at all.
+      expect(byteLength(text.slice(0, 10) + text.slice(10))).toBe(bytes);
+      keepByteLength(decoded, bytes + 1);
+      measure.mockClear();
+      expect(byteLength(decoded)).toBe(bytes + 1);
+      expect(measure).not.toHaveBeenCalled();
+    } finally {
+      measure.mockRestore();
+    }
   });
 
   it('counts exactly when the bounds cannot decide', async () => {
