@@ -90,20 +90,38 @@ export function proxySettings(
   };
 }
 
-/** Records one compacted request in the ledger (observe mode: the observe ledger). */
+/**
+ * Records one forwarded request in the ledger (observe mode: the observe ledger): its decisions as
+ * ev lines through the proxy's door, and one req line with the body's size before and after and
+ * what cg's own model calls cost for it — also for a request sent unchanged, so `cg stats` counts
+ * every request, not only those cg shortened.
+ */
 async function record(
   c: CompactedRequest,
   config: CgConfig,
   env: NodeJS.ProcessEnv,
   storeDir: string | undefined,
 ) {
-  if (c.events.length === 0) return;
-  const { recordCompaction } = await import('../stats/index.js');
-  await recordCompaction(c.events, {
-    ...(c.session !== undefined ? { session: c.session } : {}),
+  const { recordCompaction, recordRequest } = await import('../stats/index.js');
+  const session = c.session !== undefined ? { session: c.session } : {};
+  const host = c.host !== undefined ? { host: c.host } : {};
+  if (c.events.length > 0)
+    await recordCompaction(c.events, {
+      ...session,
+      ...host,
+      via: 'proxy',
+      format: c.format,
+      tokenizer: config.tokenizer,
+      ...(storeDir !== undefined ? { storeDir } : {}),
+      env,
+    });
+  await recordRequest({
     format: c.format,
-    tokenizer: config.tokenizer,
-    ...(storeDir !== undefined ? { storeDir } : {}),
+    bytesIn: c.bytesIn,
+    bytesOut: c.bytesOut,
+    events: c.events,
+    ...session,
+    ...host,
     env,
   });
 }

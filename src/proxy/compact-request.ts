@@ -14,6 +14,7 @@ import type { CgConfig } from '../config.js';
 import { compactText } from '../engine.js';
 import { isRewritableText } from '../io.js';
 import type { PipelineEvent } from '../pipeline/run.js';
+import type { HostName } from '../stats/hosts.js';
 import type { Store } from '../store/store.js';
 import type { Tokens } from '../tokens.js';
 import { decodeBody } from './body.js';
@@ -53,6 +54,8 @@ export interface CompactedRequest {
   events: PipelineEvent[];
   format: InputFormat;
   session?: string;
+  /** The agent host that sent it, from its headers (client-host.ts); the server sets it. */
+  host?: HostName;
   bytesIn: number;
   bytesOut: number;
   ms: number;

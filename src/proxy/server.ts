@@ -16,6 +16,7 @@ import type { PipelineEvent } from '../pipeline/run.js';
 import type { Store } from '../store/store.js';
 import { createTokens, type Tokens } from '../tokens.js';
 import { BodyTooLarge, readBody } from './body.js';
+import { clientHost } from './client-host.js';
 import { type CompactedRequest, compactRequest } from './compact-request.js';
 import { providerError } from './errors.js';
 import { forwardRequestHeaders, redactedHeaders } from './headers.js';
@@ -170,7 +171,8 @@ export async function createProxy(
         ` (${summary(c.events)}) in ${c.ms.toFixed(0)} ms${c.session ? `, session ${c.session}` : ''}` +
         `${c.fellOpen ? `; fell open: ${c.fellOpen}` : ''}${r.problem ? `; ${r.problem}` : ''}`,
     );
-    await opts.onCompacted?.(c);
+    const host = clientHost(req.rawHeaders);
+    await opts.onCompacted?.(host ? { ...c, host } : c);
   }
 
   const server = createServer({ keepAlive: true }, (req, res) => {

@@ -92,4 +92,34 @@ describe('cg proxy (the command)', () => {
     expect(JSON.parse(run(['stats', '--json', '--session', 'sess-observed']).out).runs).toBe(0);
     expect(JSON.parse(run(['stats', '--json', '--observed', '--session', 'sess-observed']).out).runs).toBe(1);
   });
+
+  it('records every request it forwards, shortened or not, as the client host that sent it through the proxy', async () => {
+    const up = await fake();
+    const dir = tempDir('cg-proxy-requests-');
+    const p = await proxy(['--anthropic-upstream', up.url], dir);
+    const send = async (body: string, agent: string) =>
+      (
+        await fetch(`${p.url}/v1/messages`, {
+          method: 'POST',
+          body,
+          headers: { 'x-api-key': 'k', 'user-agent': agent },
+        })
+      ).arrayBuffer();
+    const long = JSON.stringify(agentSession(30, { session: 'sess-claude' }));
+    const short = JSON.stringify({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    await send(long, 'claude-cli/2.1.332 (external, cli)');
+    await send(short, 'claude-cli/2.1.332 (external, cli)');
+    await send(short, 'curl/8.5.0');
+    await p.stop();
+    expect(up.requests[1]!.body.toString()).toBe(short);
+    const env = proxyEnv(dir);
+    const stats = JSON.parse(cg(['stats', '--json'], { env, storeDir: env.CG_STORE_DIR! }).out);
+    expect(stats.requests.count).toBe(3);
+    // Counting every whole body on every turn would cost what the turn costs: bytes/4, said so.
+    expect(stats.requests.estimated).toBe(3);
+    expect(stats.requests.estimatedTokensIn).toBeGreaterThan(stats.requests.estimatedTokensOut);
+    const claude = stats.hosts.find((h: { host: string }) => h.host === 'claude-code');
+    expect(claude?.via).toEqual({ proxy: 1 });
+    expect(stats.hosts.some((h: { via: Record<string, number> }) => 'pipe' in h.via)).toBe(false);
+  });
 });

@@ -133,6 +133,16 @@ async function through(session: Session, dir: string): Promise<string> {
   return session.tap.url;
 }
 
+/** `cg stats --json` of a proxied session: its requests are the client's, through the proxy. */
+function statsOf(s: Session): {
+  requests: { count: number };
+  hosts: { host: string; via: Record<string, number> }[];
+} {
+  const r = cg(['stats', '--json'], { env: s.proxy!.env, storeDir: s.proxy!.storeDir });
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.out);
+}
+
 async function close(s: Session | undefined) {
   await s?.tap?.close();
   await s?.proxy?.stop();
@@ -266,6 +276,12 @@ describe.skipIf(skipReason('claude') !== undefined)(
       }
     });
 
+    it('counts every request in cg stats as Claude Code through the proxy', () => {
+      const stats = statsOf(proxied!);
+      expect(stats.requests.count).toBeGreaterThanOrEqual(main(proxied!).length);
+      expect(stats.hosts.map((h) => [h.host, Object.keys(h.via)])).toEqual([['claude-code', ['proxy']]]);
+    });
+
     it('gives Claude Code every streamed response byte for byte as the upstream sent it', () => {
       const got = proxied!.tap!.bodies();
       const sent = proxied!.replies.map(replyBytes);
@@ -372,6 +388,12 @@ describe.skipIf(skipReason('codex') !== undefined)(
         `Codex: request tokens upstream ${without} without cg proxy, ${withProxy} with it (−${(100 * (1 - withProxy / without)).toFixed(1)} %)`,
       );
       expect(withProxy).toBeLessThan(without);
+    });
+
+    it('counts every request in cg stats as Codex through the proxy', () => {
+      const stats = statsOf(proxied!);
+      expect(stats.requests.count).toBeGreaterThanOrEqual(main(proxied!).length);
+      expect(stats.hosts.map((h) => [h.host, Object.keys(h.via)])).toEqual([['codex', ['proxy']]]);
     });
 
     it('gives Codex every streamed response byte for byte as the upstream sent it', () => {
