@@ -10,14 +10,24 @@ import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
 import type { FilterSource } from './dsl/types.js';
 import { transcriptQuery } from './input/query.js';
 import { readTranscript } from './input/read.js';
-import type { FormatChoice, InputFormat, Transcript } from './input/transcript.js';
+import type {
+  FormatChoice,
+  InputFormat,
+  StructuralEdit,
+  ToolOutput,
+  Transcript,
+} from './input/transcript.js';
 import { type ModelAccess, modelAccess } from './llm/access.js';
 import { MODEL_CONFIG_DEFAULTS } from './llm/endpoint.js';
 import { backPins } from './pipeline/replay.js';
 import { resolveStages } from './pipeline/resolve-stages.js';
-import { type PipelineEvent, type Replay, runPipeline } from './pipeline/run.js';
+import { type Pin, type PipelineEvent, type Replay, runPipeline } from './pipeline/run.js';
 import { runMemo } from './session/memo.js';
 import { keepsState, openSession, type Session, type SessionOptions } from './session/replay.js';
+import { carryTurn } from './session/turn-carry.js';
+import { placeRead, readTurn } from './session/turn-read.js';
+import { breakpointsOf } from './session/turn-write.js';
+import type { TurnMemory } from './session/turns.js';
 import type { Store } from './store/store.js';
 import { createTokens, type TokenizerName, type Tokens } from './tokens.js';
 
@@ -75,8 +85,14 @@ export interface CompactResult {
 }
 
 /** The session's replay with every pinned marker backed by the store (notes say what it took). */
-async function backedReplay(session: Session, t: Transcript, store: Store, notes: string[]): Promise<Replay> {
-  const backed = await backPins(t.outputs, session.replay.pins, store);
+async function backedReplay(
+  session: Session,
+  t: Transcript,
+  store: Store,
+  notes: string[],
+  known?: (o: ToolOutput, pin: Pin) => boolean,
+): Promise<Replay> {
+  const backed = await backPins(t.outputs, session.replay.pins, store, known);
   if (backed.restashed > 0)
     notes.push(`session ${session.label}: ${backed.restashed} originals stashed again from the request`);
   if (backed.dropped > 0)
@@ -94,12 +110,24 @@ export function toConfig(c: CompactOptions['config']): CgConfig {
   return parseConfigObject(c);
 }
 
-export async function compactText(input: string, options: CompactOptions): Promise<CompactResult> {
+/** What deciding a transcript came to; the session is saved by the caller once the output is written. */
+interface Decided {
+  rewrites: Map<string, string>;
+  edits: StructuralEdit[];
+  events: PipelineEvent[];
+  source: string;
+  notes: string[];
+  session?: Session;
+  save(): Promise<void>;
+}
+
+/** The pipeline over one transcript, with the session's replay around it (every door shares this). */
+async function decide(
+  transcript: Transcript,
+  options: CompactOptions,
+  carried: Pick<SessionOptions, 'kept' | 'hashOf'> & { backed?: (o: ToolOutput, pin: Pin) => boolean } = {},
+): Promise<Decided> {
   const config = toConfig(options.config);
-  const transcript = readTranscript(input, options.format ?? 'auto', {
-    ...(options.command !== undefined ? { command: options.command } : {}),
-    ...(options.inputBytes !== undefined ? { bytes: options.inputBytes } : {}),
-  });
   const components = Array.isArray(options.components) ? options.components.join(',') : options.components;
   const { stages, source, notes } = resolveStages(
     {
@@ -113,12 +141,18 @@ export async function compactText(input: string, options: CompactOptions): Promi
   // result), and a store for the markers.
   const session =
     options.session && options.store && (transcript.format !== 'text' || keepsState(stages))
-      ? await openSession(transcript, stages, options.session)
+      ? await openSession(transcript, stages, {
+          ...options.session,
+          ...(carried.kept ? { kept: carried.kept } : {}),
+          ...(carried.hashOf ? { hashOf: carried.hashOf } : {}),
+        })
       : undefined;
   // A replayed marker must still expand: its original is stashed again from the request, or the
   // output is decided afresh.
   const replay =
-    session && options.store ? await backedReplay(session, transcript, options.store, notes) : undefined;
+    session && options.store
+      ? await backedReplay(session, transcript, options.store, notes, carried.backed)
+      : undefined;
   if (session && transcript.format !== 'text')
     notes.push(`session ${session.label}: ${replay?.pins.size ?? 0} outputs replayed as sent`);
   options.onPlan?.({
@@ -151,20 +185,140 @@ export async function compactText(input: string, options: CompactOptions): Promi
     model,
     memo,
   });
-  const changed = rewrites.size > 0 || edits.length > 0;
-  const output = changed ? transcript.write(rewrites, edits) : input;
-  if (session && !options.signal?.aborted) {
-    const failed = await session.save(rewrites, finals, gone);
-    if (failed) notes.push(`session ${session.label}: record not saved (${failed})`);
-  }
+  return {
+    rewrites,
+    edits,
+    events,
+    source,
+    notes,
+    ...(session ? { session } : {}),
+    async save() {
+      if (!session || options.signal?.aborted) return;
+      const failed = await session.save(rewrites, finals, gone);
+      if (failed) notes.push(`session ${session.label}: record not saved (${failed})`);
+    },
+  };
+}
+
+export async function compactText(input: string, options: CompactOptions): Promise<CompactResult> {
+  const transcript = readTranscript(input, options.format ?? 'auto', {
+    ...(options.command !== undefined ? { command: options.command } : {}),
+    ...(options.inputBytes !== undefined ? { bytes: options.inputBytes } : {}),
+  });
+  const d = await decide(transcript, options);
+  const changed = d.rewrites.size > 0 || d.edits.length > 0;
+  const output = changed ? transcript.write(d.rewrites, d.edits) : input;
+  await d.save();
   return {
     output,
     changed,
     format: transcript.format,
-    events,
-    source,
-    notes,
+    events: d.events,
+    source: d.source,
+    notes: d.notes,
     // Raw text's record only holds component state: it is no session a user named or would look up.
-    ...(session && transcript.format !== 'text' ? { session: session.label } : {}),
+    ...(d.session && transcript.format !== 'text' ? { session: d.session.label } : {}),
+  };
+}
+
+/** How long a long-lived caller trusts that replayed markers are still backed, without asking. */
+const BACKED_FOR_MS = 3_600_000;
+
+export interface BodyOptions extends CompactOptions {
+  format: Exclude<InputFormat, 'text'>;
+  /**
+   * A long-lived caller's memory of each session's last turn (src/session/turns.ts): with an
+   * explicit session id, a turn reads and writes only what changed since (the proxy).
+   */
+  turns?: TurnMemory;
+}
+
+export interface BodyResult extends Omit<CompactResult, 'output'> {
+  body: Buffer;
+}
+
+/**
+ * A request body as bytes, in and out: compactText for a caller that holds bytes (the proxy), and,
+ * given its memory of the session's last turn, at the cost of what is new since — the same bytes a
+ * full read would give.
+ */
+export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<BodyResult> {
+  const id = options.session
+    ? (options.session.id ?? ((options.session.env ?? process.env).CG_SESSION || undefined))
+    : undefined;
+  const memory =
+    id && options.turns && options.store && options.session
+      ? options.turns.of(`${options.session.dir ?? ''}\u0000${id}`)
+      : undefined;
+  const previous = memory?.carry;
+  // What the store says of removals now: the pins of the last turn's outputs, all backed then, are
+  // backed still while it says none happened since (and for an hour at most).
+  const removedAt = await options.store?.removedAt?.().catch(() => undefined);
+  let read = previous ? readTurn(previous, bytes) : undefined;
+  let transcript: Transcript;
+  if (read) transcript = read.transcript;
+  else {
+    // The text is kept only for the write() of a body that cannot be placed.
+    const text = bytes.toString('utf8');
+    transcript = readTranscript(text, options.format, {});
+    read = placeRead(transcript, text, bytes);
+    if (!read) {
+      const d = await decide(transcript, options);
+      const changed = d.rewrites.size > 0 || d.edits.length > 0;
+      const body = changed ? Buffer.from(transcript.write(d.rewrites, d.edits), 'utf8') : bytes;
+      await d.save();
+      return bodyResult(body, changed, transcript, d);
+    }
+  }
+  const now = Date.now();
+  const trusted =
+    previous !== undefined &&
+    options.store?.removedAt !== undefined &&
+    removedAt === previous.removedAt &&
+    now - previous.backedAt < BACKED_FOR_MS;
+  const d = await decide(transcript, options, {
+    ...(memory ? { kept: memory.kept } : {}),
+    hashOf: read.hashOf,
+    ...(trusted ? { backed: (o: ToolOutput, pin: Pin) => previous.rewrites.get(o.id) === pin.text } : {}),
+  });
+  if (read.kept > 0)
+    d.notes.push(
+      `session ${d.session?.label ?? id}: ${read.kept} of ${transcript.messages.length} messages as in the last turn, not read again`,
+    );
+  const changed = d.rewrites.size > 0 || d.edits.length > 0;
+  const written = read.write(d.rewrites, d.edits);
+  const body = !changed ? bytes : written ? written.body : Buffer.from(transcript.write(d.rewrites, d.edits));
+  await d.save();
+  if (memory) {
+    if (written && !options.signal?.aborted) {
+      memory.carry = carryTurn(
+        {
+          placed: read.placed,
+          transcript,
+          hashes: d.session?.hashes ?? new Map(),
+          written: changed ? written : { ...written, body: bytes },
+          rewrites: d.rewrites,
+          breakpoints: breakpointsOf(d.edits) ?? new Set(),
+          ...(removedAt !== undefined ? { removedAt } : {}),
+          backedAt: trusted ? previous.backedAt : now,
+        },
+        previous && read.kept > 0 ? { carry: previous, kept: read.kept } : undefined,
+      );
+      options.turns!.settle();
+    } else if (!written) memory.carry = undefined;
+    else previous?.source.release(previous.raw);
+  }
+  return bodyResult(body, changed, transcript, d);
+}
+
+function bodyResult(body: Buffer, changed: boolean, t: Transcript, d: Decided): BodyResult {
+  return {
+    body,
+    changed,
+    format: t.format,
+    events: d.events,
+    source: d.source,
+    notes: d.notes,
+    ...(d.session ? { session: d.session.label } : {}),
   };
 }

@@ -176,7 +176,15 @@ async function runStage(run: Run, { component, config }: Stage): Promise<void> {
 function gateStage(run: Run, component: Component): Map<Slot, OpenGate> {
   const open = new Map<Slot, OpenGate>();
   let replayed = 0;
+  // What the gates answer for an output sent in an earlier turn, without asking them output by
+  // output (a long session has thousands): it stays as sent, unless a lossy transcript component
+  // may still move it forward (not yet final, nothing held for it).
+  const movers = component.scope === 'transcript' && component.lossy;
   for (const slot of run.slots) {
+    if (slot.pinned && !slot.gone && (!movers || slot.final || slot.held)) {
+      replayed++;
+      continue;
+    }
     const g = run.gates.gate(component, slot);
     if (g.open) open.set(slot, g);
     else if (g.report === 'count') replayed++;
@@ -200,6 +208,24 @@ function viewOf(o: ToolOutput, text: string): OutputView {
   if (o.path !== undefined) v.path = o.path;
   if (o.bytes !== undefined) v.bytes = o.bytes;
   return v;
+}
+
+/**
+ * Candidates made once per output and text, and re-used by every transcript stage and later turns
+ * (a long session's outputs are the same objects from turn to turn, src/session/carried.ts): a
+ * component never changes what it is given.
+ */
+const candidates = new WeakMap<ToolOutput, Candidate>();
+
+function candidateOf(s: Slot, text: string, mayChange: boolean): Candidate {
+  let c = candidates.get(s.output);
+  if (c?.text !== text) {
+    c = viewOf(s.output, text) as Candidate;
+    candidates.set(s.output, c);
+  }
+  c.mayChange = mayChange;
+  c.settled = s.pinned && s.final ? true : undefined;
+  return c;
 }
 
 async function runOutputStage(
@@ -260,14 +286,9 @@ async function runTranscriptStage(
   timeoutMs: number,
 ): Promise<void> {
   const started = performance.now();
-  const candidates = run.slots
-    .filter((s) => !s.gone)
-    .map(
-      (s): Candidate => ({
-        ...viewOf(s.output, component.lossy ? contentOf(s) : s.current),
-        mayChange: open.has(s),
-      }),
-    );
+  const candidates: Candidate[] = [];
+  for (const s of run.slots)
+    if (!s.gone) candidates.push(candidateOf(s, component.lossy ? contentOf(s) : s.current, open.has(s)));
   const m = meter(run.ctx, run.opts.tokens);
   const result = await guarded(() => component.run(candidates, config, m.ctx), timeoutMs);
   await charged(run, component.name, m, () => settleTranscript(run, component, result, open, started));
@@ -405,7 +426,11 @@ function resultOf(run: Run): PipelineResult {
   const gone = new Set<string>();
   for (const s of run.slots) {
     if (s.gone) gone.add(s.output.id);
-    else if (s.current !== s.original) rewrites.set(s.output.id, s.current);
+    // Still as its pin says, where the session knows whether that was a rewrite: no need to read
+    // the original to compare.
+    else if (s.pin?.rewritten !== undefined && s.current === s.pin.text) {
+      if (s.pin.rewritten) rewrites.set(s.output.id, s.current);
+    } else if (s.current !== s.original) rewrites.set(s.output.id, s.current);
     if (s.final) finals.add(s.output.id);
   }
   return { rewrites, events: run.events, edits: run.edits, finals, gone };

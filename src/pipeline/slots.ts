@@ -12,12 +12,17 @@ export interface Pin {
   text: string;
   /** A placeholder from a transcript-scope component (masked, deduped, superseded): frozen for good. */
   final: boolean;
+  /**
+   * Whether text differs from the output's original, when the session knows it (its record keeps a
+   * sent text only then): the run then need not read the original to tell.
+   */
+  rewritten?: boolean;
 }
 
 export interface Slot {
   output: ToolOutput;
-  /** The output as it arrived: what a marker stands for. */
-  original: string;
+  /** The output as it arrived: what a marker stands for (read from the output when first asked). */
+  readonly original: string;
   /** Its text after the stages so far (or as sent in an earlier turn). */
   current: string;
   /** Sent in an earlier turn of a replayed session: current is what was sent. */
@@ -34,6 +39,8 @@ export interface Slot {
    * original is stashed.
    */
   tag?: string;
+  /** The pin it opened with, if any. */
+  pin?: Pin;
 }
 
 /** What a component sees of a slot's text: without this run's own marker for its original. */
@@ -50,12 +57,17 @@ export function openSlots(
     const current = pin && alwaysVerbatim(o) === undefined ? pin.text : o.text;
     return {
       output: o,
-      original: o.text,
+      // A getter: an output replayed as sent never needs its original read (a replayed turn's
+      // outputs read theirs from the body only when asked, src/session/turn-read.ts).
+      get original() {
+        return o.text;
+      },
       current,
       pinned: !!pin,
       final: !!pin?.final,
       held: false,
       gone: false,
+      pin,
     };
   });
 }

@@ -201,9 +201,20 @@ export function commandKey(command: string): string {
   return command.trim().replace(/\s+/g, ' ');
 }
 
+/** isReadCommand's recent answers: a proxy asks again about every earlier output on each turn. */
+const readAnswers = new Map<string, boolean>();
+const READ_ANSWERS = 20_000;
+
 /** Whether the command only shows files or history (its text is data, not a run). */
 export function isReadCommand(command: string | undefined): boolean {
-  return programOf(command)?.reads !== undefined;
+  if (command === undefined) return false;
+  const known = readAnswers.get(command);
+  if (known !== undefined) return known;
+  const answer = programOf(command)?.reads !== undefined;
+  if (readAnswers.size >= READ_ANSWERS) readAnswers.delete(readAnswers.keys().next().value as string);
+  // A copy as the key: a command sliced from a request body would keep that whole body alive.
+  readAnswers.set(command.length < 13 ? command : (JSON.parse(JSON.stringify(command)) as string), answer);
+  return answer;
 }
 
 function wordsOf(cmd: SimpleCommand | undefined): string[] {

@@ -1,0 +1,57 @@
+import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentSession, turnOf } from '../../../bench/proxy-sessions.mjs';
+import { compactBody } from '../../../src/engine.js';
+import { TurnMemory } from '../../../src/session/turns.js';
+import { createTokens } from '../../../src/tokens.js';
+import { MemoryStore } from '../../memory-store.js';
+
+type Body = ReturnType<typeof agentSession>;
+type Block = Record<string, unknown>;
+
+const tokens = createTokens('o200k');
+const env = { ...process.env, CG_STATE_DIR: mkdtempSync(join(tmpdir(), 'cg-body-state-')) };
+
+/** The turn ending at message `end`, with Claude Code's moving breakpoint on its last block. */
+function turn(body: Body, end: number): Buffer {
+  const t = structuredClone(turnOf(body, end)) as Body;
+  const blocks = t.messages.at(-1)!.content as Block[];
+  blocks[blocks.length - 1]!.cache_control = { type: 'ephemeral' };
+  return Buffer.from(JSON.stringify(t));
+}
+
+const compact = (bytes: Buffer, dir: string, store: MemoryStore, turns?: TurnMemory) =>
+  compactBody(bytes, {
+    preset: 'agent',
+    format: 'anthropic',
+    store,
+    tokens,
+    env,
+    session: { id: 'body-1', dir, env },
+    ...(turns ? { turns } : {}),
+  });
+
+describe('compactBody with the memory of the last turn', () => {
+  it('reads only the new messages of a next turn and writes the bytes a full read writes', async () => {
+    const store = new MemoryStore();
+    const dir = mkdtempSync(join(tmpdir(), 'cg-body-sessions-'));
+    const turns = new TurnMemory();
+    const body = agentSession(150, { session: 'cccccccc-2222-4333-8444-555555555555' });
+    const ends = body.messages.flatMap((m, i) => (m.role === 'user' ? [i] : [])).slice(-10);
+    let carried = 0;
+    for (const end of ends) {
+      const bytes = turn(body, end);
+      // A fresh compaction from a copy of the record as the carrying caller has it now.
+      const copy = mkdtempSync(join(tmpdir(), 'cg-body-fresh-'));
+      if (existsSync(dir)) cpSync(dir, copy, { recursive: true });
+      const fresh = await compact(bytes, copy, store);
+      const next = await compact(bytes, dir, store, turns);
+      expect(next.body.toString()).toBe(fresh.body.toString());
+      expect(next.changed).toBe(fresh.changed);
+      if (next.notes.some((n) => /messages as in the last turn, not read again/.test(n))) carried++;
+    }
+    expect(carried).toBe(ends.length - 1);
+  });
+});
