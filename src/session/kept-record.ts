@@ -10,7 +10,14 @@
  * keep that whole body alive for as long as the record lives (detach).
  */
 import { stat } from 'node:fs/promises';
-import { appendRecord, type MergeEntry, mergeInto, type SessionRecord, saveRecord } from './record.js';
+import {
+  appendRecord,
+  deltaLine,
+  type MergeEntry,
+  mergeInto,
+  type SessionRecord,
+  saveRecord,
+} from './record.js';
 
 /** Appended lines may grow to this before a rewrite, however small the record. */
 const MIN_REWRITE_BYTES = 256 * 1024;
@@ -68,11 +75,15 @@ export async function saveKept(
     return undefined;
   }
   if (current) {
-    if (kept.appendedBytes < Math.max(kept.baseBytes, MIN_REWRITE_BYTES)) {
-      const appended = await appendRecord(path, delta);
-      if ('bytes' in appended) {
+    // A turn that changed much (a first sight) rewrites the record now rather than leaving the
+    // next turn, meant to cost only what is new, to fold a long appended line into it.
+    const line = deltaLine(delta);
+    const bytes = Buffer.byteLength(line);
+    if (kept.appendedBytes + bytes <= Math.max(kept.baseBytes, MIN_REWRITE_BYTES)) {
+      const failed = await appendRecord(path, line);
+      if (failed === undefined) {
         mergeInto(record, delta, merge);
-        kept.appendedBytes += appended.bytes;
+        kept.appendedBytes += bytes;
         kept.stamp = await stampOf(path);
         return undefined;
       }

@@ -224,16 +224,17 @@ export async function saveRecord(
   }
 }
 
+/** One appended line holding `delta` (what changed in a turn), as appendRecord writes it. */
+export function deltaLine(delta: SessionRecord): string {
+  return `{${body(delta)}}\n`;
+}
+
 /**
- * Appends `delta` (what changed this turn) to the record at path as one line, under the lock.
- * Returns the bytes appended, or an error message. The file must exist (saveRecord makes it).
+ * Appends a line (deltaLine) to the record at path, under the lock. Returns an error message, or
+ * undefined once it is written. The file must exist (saveRecord makes it).
  */
-export async function appendRecord(
-  path: string,
-  delta: SessionRecord,
-): Promise<{ bytes: number } | { error: string }> {
+export async function appendRecord(path: string, line: string): Promise<string | undefined> {
   try {
-    const line = `{${body(delta)}}\n`;
     await withLock(path, async () => {
       const fh = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
       try {
@@ -242,9 +243,9 @@ export async function appendRecord(
         await fh.close();
       }
     });
-    return { bytes: Buffer.byteLength(line) };
+    return undefined;
   } catch (err) {
-    return { error: err instanceof Error ? err.message : String(err) };
+    return err instanceof Error ? err.message : String(err);
   }
 }
 

@@ -14,9 +14,6 @@ import type { Written } from './turn-write.js';
 
 export interface CarriedMessage extends PlacedMessage {
   view: CarriedView;
-  /** Where it was in what was sent. */
-  sentStart: number;
-  sentEnd: number;
 }
 
 export interface TurnCarry {
@@ -25,6 +22,9 @@ export interface TurnCarry {
   /** The last body as it came, and as it was sent. */
   raw: Buffer;
   sent: Buffer;
+  /** Where each message begins and ends in what was sent (parallel to messages). */
+  sentStart: readonly number[];
+  sentEnd: readonly number[];
   messages: CarriedMessage[];
   outputs: CarriedOutput[];
   /** Output id → its index in outputs. */
@@ -141,10 +141,7 @@ export function carryTurn(done: TurnDone, previous?: { carry: TurnCarry; kept: n
   for (let i = 0; i < placed.messages.length; i++) {
     const p = placed.messages[i]!;
     if (i < k) {
-      const m = reuse!.carry.messages[i]!;
-      m.sentStart = written.sentStart[i]!;
-      m.sentEnd = written.sentEnd[i]!;
-      messages.push(m);
+      messages.push(reuse!.carry.messages[i]!);
       continue;
     }
     const next = placed.messages[i + 1]?.firstOutput ?? outputs.length;
@@ -156,7 +153,7 @@ export function carryTurn(done: TurnDone, previous?: { carry: TurnCarry; kept: n
       source,
       placed.format,
     );
-    messages.push({ ...p, view, sentStart: written.sentStart[i]!, sentEnd: written.sentEnd[i]! });
+    messages.push({ ...p, view });
   }
   const rewrites = new Map<string, string>();
   for (const [id, text] of done.rewrites) {
@@ -173,6 +170,8 @@ export function carryTurn(done: TurnDone, previous?: { carry: TurnCarry; kept: n
     source,
     raw: placed.bytes,
     sent: written.body,
+    sentStart: written.sentStart,
+    sentEnd: written.sentEnd,
     messages,
     outputs,
     index,

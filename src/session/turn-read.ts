@@ -197,8 +197,8 @@ export function readTurn(carry: TurnCarry, bytes: Buffer): TurnRead | undefined 
       for (const m of breakpoints) if (m < from && !carry.breakpoints.has(m)) from = m;
       return writeBody(placed, ids, rewrites, breakpoints, {
         sent: carry.sent,
-        sentStart: old.map((m) => m.sentStart),
-        sentEnd: old.map((m) => m.sentEnd),
+        sentStart: carry.sentStart,
+        sentEnd: carry.sentEnd,
         from,
       });
     },
