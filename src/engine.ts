@@ -6,6 +6,7 @@
  * is recorded for the next turn.
  */
 
+import { isUtf8 } from 'node:buffer';
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
 import type { FilterSource } from './dsl/types.js';
 import { transcriptQuery } from './input/query.js';
@@ -254,14 +255,16 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
   // What the store says of removals now: the pins of the last turn's outputs, all backed then, are
   // backed still while it says none happened since (and for an hour at most).
   const removedAt = await options.store?.removedAt?.().catch(() => undefined);
-  let read = previous ? readTurn(previous, bytes) : undefined;
+  // Byte offsets are placed by walking UTF-8 (placed.ts): a body that is not is read the plain way.
+  const placeable = isUtf8(bytes);
+  let read = previous && placeable ? readTurn(previous, bytes) : undefined;
   let transcript: Transcript;
   if (read) transcript = read.transcript;
   else {
     // The text is kept only for the write() of a body that cannot be placed.
     const text = bytes.toString('utf8');
     transcript = readTranscript(text, options.format, {});
-    read = placeRead(transcript, text, bytes);
+    read = placeable ? placeRead(transcript, text, bytes) : undefined;
     if (!read) {
       const d = await decide(transcript, options);
       const changed = d.rewrites.size > 0 || d.edits.length > 0;

@@ -2,7 +2,7 @@
  * Where a request body's messages and tool outputs lie in its bytes: the reader's layout (UTF-16
  * offsets into the decoded text, src/input) turned into UTF-8 byte offsets, which stay valid from
  * one turn to the next for as long as the bytes before them do. A body whose text is all ASCII has
- * the same offsets either way; otherwise one pass over the text counts the bytes between them.
+ * the same offsets either way; otherwise one walk over the bytes counts the units between them.
  */
 import type { BodyLayout, InputFormat } from '../input/transcript.js';
 
@@ -28,31 +28,47 @@ export interface Placed {
 }
 
 /**
- * A converter from UTF-16 offsets into text (the decoded bytes from `base` on) to byte offsets, for
- * the given offsets (any order): identity plus base for ASCII text, else one counting pass.
+ * A converter from UTF-16 offsets into text (the decoding of `bytes` from `base` on, valid UTF-8) to
+ * byte offsets, for the given offsets (any order): identity plus base for ASCII text, else one walk
+ * over the bytes, counting the UTF-16 units each character decodes to.
  */
-export function byteOffsets(text: string, base: number, offsets: Iterable<number>): (at: number) => number {
-  if (Buffer.byteLength(text) === text.length) return (at) => base + at;
+export function byteOffsets(
+  text: string,
+  bytes: Buffer,
+  base: number,
+  offsets: Iterable<number>,
+): (at: number) => number {
+  if (bytes.length - base === text.length) return (at) => base + at;
   const sorted = Float64Array.from(new Set(offsets)).sort();
-  const bytes = new Float64Array(sorted.length);
-  let char = 0;
+  const at = new Float64Array(sorted.length);
+  let units = 0;
   let byte = base;
   for (let i = 0; i < sorted.length; i++) {
     const to = sorted[i]!;
-    byte += Buffer.byteLength(text.slice(char, to));
-    char = to;
-    bytes[i] = byte;
+    while (units < to) {
+      const b = bytes[byte]!;
+      // A lead byte says how long its sequence is; four bytes decode to a surrogate pair.
+      if (b < 0x80) byte += 1;
+      else if (b < 0xe0) byte += 2;
+      else if (b < 0xf0) byte += 3;
+      else {
+        byte += 4;
+        units++;
+      }
+      units++;
+    }
+    at[i] = byte;
   }
-  return (at) => {
+  return (offset) => {
     let lo = 0;
     let hi = sorted.length - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (sorted[mid]! < at) lo = mid + 1;
+      if (sorted[mid]! < offset) lo = mid + 1;
       else hi = mid;
     }
-    if (sorted[lo] !== at) throw new RangeError(`offset ${at} was not placed`);
-    return bytes[lo]!;
+    if (sorted[lo] !== offset) throw new RangeError(`offset ${offset} was not placed`);
+    return at[lo]!;
   };
 }
 
@@ -64,16 +80,17 @@ function* offsetsOf(layout: BodyLayout): Generator<number> {
 
 /**
  * The messages and outputs of a reader's layout, placed in bytes. `text` is the decoded text the
- * layout's offsets are in, beginning at byte `base` of the body; `outputMessages` gives each
- * output's message index (in the layout's numbering).
+ * layout's offsets are in: the body's `bytes` (valid UTF-8) from byte `base` on; `outputMessages`
+ * gives each output's message index (in the layout's numbering).
  */
 export function placeLayout(
   layout: BodyLayout,
   outputMessages: readonly number[],
   text: string,
+  bytes: Buffer,
   base: number,
 ): { messages: PlacedMessage[]; outStart: number[]; outEnd: number[] } {
-  const toByte = byteOffsets(text, base, offsetsOf(layout));
+  const toByte = byteOffsets(text, bytes, base, offsetsOf(layout));
   let j = 0;
   const messages = layout.messages.map((span, i): PlacedMessage => {
     // Outputs are in document order: each message's first follows every earlier message's.

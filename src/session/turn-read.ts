@@ -94,6 +94,7 @@ export function placeRead(transcript: Transcript, text: string, bytes: Buffer): 
     layout,
     transcript.outputs.map((o) => o.messageIndex),
     text,
+    bytes,
     0,
   );
   const placed: Placed = { format: transcript.format, bytes, ...at };
@@ -149,6 +150,7 @@ export function readTurn(carry: TurnCarry, bytes: Buffer): TurnRead | undefined 
     shifted(layout, -head.length),
     t.outputs.map((o) => o.messageIndex - k),
     tail,
+    bytes,
     tailAt,
   );
   const prefix: PlacedMessage[] = old.slice(0, k);

@@ -54,4 +54,17 @@ describe('compactBody with the memory of the last turn', () => {
     }
     expect(carried).toBe(ends.length - 1);
   });
+
+  it('compacts a body that is not valid UTF-8 the way a full read of its text does', async () => {
+    const bytes = Buffer.from(
+      JSON.stringify(agentSession(30, { session: 'dddddddd-2222-4333-8444-555555555555' })),
+    );
+    // One byte of a tool result's text that no UTF-8 sequence begins with.
+    bytes[bytes.indexOf('case 1 ') + 5] = 0xff;
+    const dir = mkdtempSync(join(tmpdir(), 'cg-body-bad-'));
+    const carried = await compact(bytes, dir, new MemoryStore(), new TurnMemory());
+    const plain = await compact(bytes, mkdtempSync(join(tmpdir(), 'cg-body-bad2-')), new MemoryStore());
+    expect(carried.body.toString()).toBe(plain.body.toString());
+    expect(carried.body.toString()).toContain('\ufffd');
+  });
 });
