@@ -87,6 +87,8 @@ interface Run {
   canStash(): Promise<boolean>;
   /** Puts each component call's model cost on an event (model-meter.ts). */
   charges: Charges;
+  /** Output id → slot, made once per run (null: two outputs share an id, see slotsById). */
+  byId?: Map<string, Slot> | null;
 }
 
 export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
@@ -308,18 +310,45 @@ async function settleTranscript(
       run,
       base(component.name, '*', 'fail', 0, 0, 'returned something other than a Map of outcomes'),
     );
-  const byId = new Map([...open].map(([s, g]) => [s.output.id, { slot: s, gate: g }]));
-  const known = new Set(run.slots.map((s) => s.output.id));
+  const target = targetsOf(run, open);
   for (const [id, outcome] of result.value) {
-    const target = byId.get(id);
-    if (!target) {
+    const t = target(id);
+    if (!t) {
       // An outcome for an output the gates closed changes nothing: it was reported with its gate.
-      if (!known.has(id))
+      if (!slotsById(run).has(id))
         emit(run, base(component.name, id, 'revert', 0, 0, 'outcome for an unknown output'));
       continue;
     }
-    await settle(run, component, target.slot, { kind: 'ok', value: outcome }, started, target.gate);
+    await settle(run, component, t.slot, { kind: 'ok', value: outcome }, started, t.gate);
   }
+}
+
+/** Every slot by its output's id, made once per run (a long session has thousands, every stage asks). */
+function slotsById(run: Run): Map<string, Slot> {
+  if (run.byId === undefined) {
+    const byId = new Map<string, Slot>();
+    for (const s of run.slots) byId.set(s.output.id, s);
+    run.byId = byId.size === run.slots.length ? byId : null;
+  }
+  return run.byId ?? new Map(run.slots.map((s) => [s.output.id, s]));
+}
+
+/** The open slot an outcome's id names, with its gate (of two slots with one id, the last open one). */
+function targetsOf(
+  run: Run,
+  open: ReadonlyMap<Slot, OpenGate>,
+): (id: string) => { slot: Slot; gate: OpenGate } | undefined {
+  slotsById(run);
+  const unique = run.byId;
+  if (unique) {
+    return (id) => {
+      const slot = unique.get(id);
+      const gate = slot && open.get(slot);
+      return slot && gate ? { slot, gate } : undefined;
+    };
+  }
+  const byId = new Map([...open].map(([slot, gate]) => [slot.output.id, { slot, gate }]));
+  return (id) => byId.get(id);
 }
 
 /** Judges one outcome, and keeps it (or holds it back, for an output already sent) or reports why not. */
