@@ -2,8 +2,9 @@
  * Where a request body's messages and tool outputs lie in its bytes: the reader's layout (UTF-16
  * offsets into the decoded text, src/input) turned into UTF-8 byte offsets, which stay valid from
  * one turn to the next for as long as the bytes before them do. A body whose text is all ASCII has
- * the same offsets either way; otherwise one walk over the bytes counts the units between them.
+ * the same offsets either way; otherwise the bytes between each two offsets are counted.
  */
+import { isAscii } from 'node:buffer';
 import type { BodyLayout, InputFormat } from '../input/transcript.js';
 
 export interface PlacedMessage {
@@ -29,33 +30,31 @@ export interface Placed {
 
 /**
  * A converter from UTF-16 offsets into text (the decoding of `bytes` from `base` on, valid UTF-8) to
- * byte offsets, for the given offsets (any order): identity plus base for ASCII text, else one walk
- * over the bytes, counting the UTF-16 units each character decodes to.
+ * byte offsets, for the given offsets (any order, none inside a surrogate pair): identity plus base
+ * for ASCII text; else, between each two offsets in order, as many bytes as units where those bytes
+ * are ASCII (one native check), or the UTF-8 length of the text between them.
  */
 export function byteOffsets(
   text: string,
   bytes: Buffer,
   base: number,
-  offsets: Iterable<number>,
+  offsets: Float64Array,
 ): (at: number) => number {
   if (bytes.length - base === text.length) return (at) => base + at;
-  const sorted = Float64Array.from(new Set(offsets)).sort();
+  const sorted = ascending(offsets) ? offsets : offsets.sort();
   const at = new Float64Array(sorted.length);
   let units = 0;
   let byte = base;
   for (let i = 0; i < sorted.length; i++) {
     const to = sorted[i]!;
-    while (units < to) {
-      const b = bytes[byte]!;
-      // A lead byte says how long its sequence is; four bytes decode to a surrogate pair.
-      if (b < 0x80) byte += 1;
-      else if (b < 0xe0) byte += 2;
-      else if (b < 0xf0) byte += 3;
-      else {
-        byte += 4;
-        units++;
-      }
-      units++;
+    const n = to - units;
+    if (n > 0) {
+      const end = byte + n;
+      byte =
+        end <= bytes.length && isAscii(bytes.subarray(byte, end))
+          ? end
+          : byte + Buffer.byteLength(text.slice(units, to));
+      units = to;
     }
     at[i] = byte;
   }
@@ -72,10 +71,39 @@ export function byteOffsets(
   };
 }
 
-function* offsetsOf(layout: BodyLayout): Generator<number> {
-  for (const m of layout.messages) yield* [m.start, m.end];
-  for (const o of layout.outputs) yield* [o.start, o.end];
-  for (const b of layout.breakpointAt) if (b >= 0) yield b;
+/** Every offset a layout holds, in order: its three lists are each in document order, merged. */
+function offsetsOf(layout: BodyLayout): Float64Array {
+  const m = new Float64Array(2 * layout.messages.length);
+  layout.messages.forEach((s, i) => {
+    m[2 * i] = s.start;
+    m[2 * i + 1] = s.end;
+  });
+  const o = new Float64Array(2 * layout.outputs.length);
+  layout.outputs.forEach((s, i) => {
+    o[2 * i] = s.start;
+    o[2 * i + 1] = s.end;
+  });
+  const b = Float64Array.from(layout.breakpointAt.filter((at) => at >= 0));
+  return merged(merged(m, o), b);
+}
+
+/** Two ascending lists as one (an input out of order is sorted first: never wrong, only slower). */
+function merged(a: Float64Array, b: Float64Array): Float64Array {
+  if (!ascending(a)) a.sort();
+  if (!ascending(b)) b.sort();
+  const out = new Float64Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = a[i]! <= b[j]! ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
+function ascending(a: Float64Array): boolean {
+  for (let i = 1; i < a.length; i++) if (a[i]! < a[i - 1]!) return false;
+  return true;
 }
 
 /**

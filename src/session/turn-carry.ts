@@ -153,7 +153,8 @@ export function carryTurn(done: TurnDone, previous?: { carry: TurnCarry; kept: n
       source,
       placed.format,
     );
-    messages.push({ ...p, view });
+    const { start, end, breakpointAt, breakpoints, firstOutput } = p;
+    messages.push({ start, end, breakpointAt, breakpoints, firstOutput, view });
   }
   const rewrites = new Map<string, string>();
   for (const [id, text] of done.rewrites) {

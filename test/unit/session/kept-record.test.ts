@@ -53,3 +53,18 @@ describe('a session record kept in memory between turns', () => {
     expect((await loadRecord(path, 's', mergeEntry)).outputs.size).toBe(9001);
   });
 });
+
+describe('detach', () => {
+  it('copies every string exactly: Latin-1, wider text, lone surrogates, short and long', async () => {
+    const { detach } = await import('../../../src/session/kept-record.js');
+    const samples = [
+      '',
+      'id',
+      'é'.repeat(300),
+      `${'a'.repeat(300)}\u00ff\u0000`,
+      `${'x'.repeat(300)}✓`,
+      `\ud800${'y'.repeat(400)}\udfff`,
+    ];
+    for (const s of samples) expect(detach(s)).toBe(s);
+  });
+});
