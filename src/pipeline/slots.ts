@@ -48,6 +48,27 @@ export function contentOf(slot: Slot): string {
   return slot.tag === undefined ? slot.current : slot.current.replace(slot.tag, '');
 }
 
+/**
+ * A slot as a class: its original is read from the output only when first asked (a replayed
+ * turn's outputs read theirs from the body, src/session/turn-read.ts), and every slot of a long
+ * session (thousands, visited by every stage) has one shape.
+ */
+class OpenSlot implements Slot {
+  held = false;
+  gone = false;
+  tag?: string;
+  constructor(
+    readonly output: ToolOutput,
+    public current: string,
+    readonly pinned: boolean,
+    public final: boolean,
+    readonly pin: Pin | undefined,
+  ) {}
+  get original(): string {
+    return this.output.text;
+  }
+}
+
 export function openSlots(
   outputs: readonly ToolOutput[],
   pins: ReadonlyMap<string, Pin> | undefined,
@@ -55,19 +76,6 @@ export function openSlots(
   return outputs.map((o): Slot => {
     const pin = pins?.get(o.id);
     const current = pin && alwaysVerbatim(o) === undefined ? pin.text : o.text;
-    return {
-      output: o,
-      // A getter: an output replayed as sent never needs its original read (a replayed turn's
-      // outputs read theirs from the body only when asked, src/session/turn-read.ts).
-      get original() {
-        return o.text;
-      },
-      current,
-      pinned: !!pin,
-      final: !!pin?.final,
-      held: false,
-      gone: false,
-      pin,
-    };
+    return new OpenSlot(o, current, !!pin, !!pin?.final, pin);
   });
 }
