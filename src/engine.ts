@@ -299,6 +299,7 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
           placed: read.placed,
           transcript,
           hashes: d.session?.hashes ?? new Map(),
+          ...(d.session ? { sentText: d.session.sentText } : {}),
           written: changed ? written : { ...written, body: bytes },
           rewrites: d.rewrites,
           breakpoints: breakpointsOf(d.edits) ?? new Set(),

@@ -49,6 +49,11 @@ export interface Session {
   /** Output id → keyOf of its original, for this turn's outputs. */
   hashes: ReadonlyMap<string, string>;
   /**
+   * The sent text the record holds for an output (after save, this turn's): a caller keeping texts
+   * between turns keeps these very strings rather than copies of its own.
+   */
+  sentText(outputId: string): string | undefined;
+  /**
    * Records what this run sent (`gone`: outputs whose messages were replaced, not sent at all);
    * returns an error message when the record could not be written.
    */
@@ -140,6 +145,7 @@ export async function openSession(
   return {
     label: identity.label,
     hashes,
+    sentText: (outputId) => (kept?.record ?? record).outputs.get(outputId)?.t,
     replay: { pins, flushTokens: batchFor(stages, opts.flushTokens ?? DEFAULT_FLUSH_TOKENS) },
     memo: {
       get: (k) => memoSet.get(k) ?? record.memo?.get(k),

@@ -103,6 +103,8 @@ export interface TurnDone {
   hashes: ReadonlyMap<string, string>;
   written: Written;
   rewrites: ReadonlyMap<string, string>;
+  /** The session record's copy of an output's sent text, shared rather than copied again. */
+  sentText?: (outputId: string) => string | undefined;
   breakpoints: ReadonlySet<number>;
   removedAt?: number;
   backedAt: number;
@@ -158,11 +160,13 @@ export function carryTurn(done: TurnDone, previous?: { carry: TurnCarry; kept: n
   }
   const rewrites = new Map<string, string>();
   for (const [id, text] of done.rewrites) {
-    // Ids and texts of this turn may be slices of its body; those carried over already are not.
+    // Ids and texts of this turn may be slices of its body: the carried output's id and the
+    // record's text are copies already, as is what an earlier turn carried.
     const j = index.get(id);
-    const key = j !== undefined && j < keptOutputs ? id : flat(id);
+    const key = j !== undefined ? outputs[j]!.id : flat(id);
     const before = reuse?.carry.rewrites.get(id);
-    rewrites.set(key, before === text ? before : flat(text));
+    const recorded = before === text ? undefined : done.sentText?.(id);
+    rewrites.set(key, before === text ? before : recorded === text ? recorded : flat(text));
   }
   // The texts read while deciding this turn are dropped; later turns read from this body.
   source.release(placed.bytes);
