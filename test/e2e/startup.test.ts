@@ -92,6 +92,27 @@ describe('start-up', () => {
     expect(readdirSync(join(dir, 'state', 'pending')).some((n) => n.endsWith('.pend'))).toBe(true);
   });
 
+  it('a compacting hook call loads re2js and gpt-tokenizer through require, sparing the ES module loader', () => {
+    const log = Array.from(
+      { length: 200 },
+      (_, i) => `2026-11-01T08:00:${i % 60} INFO [w-${i % 8}] id=${i * 7919}`,
+    );
+    const payload = JSON.stringify({
+      session_id: 's',
+      cwd: ROOT,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'cat app.log' },
+      tool_response: { stdout: log.join('\n'), stderr: '', interrupted: false, isImage: false },
+    });
+    const r = traceLoads(['hook', 'claude'], payload);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.updatedToolOutput.stdout).toMatch(/<<cg:[0-9a-f]{16}>>/);
+    expect(r.loaded).toContain('LOAD re2js');
+    expect(r.loaded).toContain('LOAD gpt-tokenizer/encodingParams/constants');
+    expect(r.loaded).not.toMatch(/LOAD file:.*node_modules/);
+  });
+
   it('the launcher compiles the bundle from the code cache the build made, which V8 accepts', () => {
     const out = join(tempDir(), 'cache');
     // The build's own training knob: the launcher writes the cache back, and says if V8 refused it.
