@@ -292,8 +292,10 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
   const written = read.write(d.rewrites, d.edits);
   const body = !changed ? bytes : written ? written.body : Buffer.from(transcript.write(d.rewrites, d.edits));
   await d.save();
-  if (memory) {
-    if (written && !options.signal?.aborted) {
+  // An aborted turn (the proxy's deadline passed and the original went on) leaves the memory alone:
+  // a later turn of the session may already be running on it.
+  if (memory && !options.signal?.aborted) {
+    if (written) {
       memory.carry = carryTurn(
         {
           placed: read.placed,
@@ -309,8 +311,7 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
         previous && read.kept > 0 ? { carry: previous, kept: read.kept } : undefined,
       );
       options.turns!.settle();
-    } else if (!written) memory.carry = undefined;
-    else previous?.source.release(previous.raw);
+    } else memory.carry = undefined;
   }
   return bodyResult(body, changed, transcript, d);
 }

@@ -26,6 +26,9 @@ export class TurnMemory {
     if (m) this.sessions.delete(key);
     else m = { kept: keptRecord() };
     this.sessions.set(key, m);
+    // Bounded on every use, not only when a turn leaves a carry: a session whose bodies are never
+    // placed must not stay forever.
+    this.settle();
     return m;
   }
 

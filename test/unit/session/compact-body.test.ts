@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { agentSession, turnOf } from '../../../bench/proxy-sessions.mjs';
 import { compactBody } from '../../../src/engine.js';
 import { TurnMemory } from '../../../src/session/turns.js';
+import type { Store } from '../../../src/store/store.js';
 import { createTokens } from '../../../src/tokens.js';
 import { MemoryStore } from '../../memory-store.js';
 
@@ -22,8 +23,9 @@ function turn(body: Body, end: number): Buffer {
   return Buffer.from(JSON.stringify(t));
 }
 
-const compact = (bytes: Buffer, dir: string, store: MemoryStore, turns?: TurnMemory) =>
+const compact = (bytes: Buffer, dir: string, store: Store, turns?: TurnMemory, signal?: AbortSignal) =>
   compactBody(bytes, {
+    ...(signal ? { signal } : {}),
     preset: 'agent',
     format: 'anthropic',
     store,
@@ -66,5 +68,46 @@ describe('compactBody with the memory of the last turn', () => {
     const plain = await compact(bytes, mkdtempSync(join(tmpdir(), 'cg-body-bad2-')), new MemoryStore());
     expect(carried.body.toString()).toBe(plain.body.toString());
     expect(carried.body.toString()).toContain('\ufffd');
+  });
+
+  it('leaves the memory to a later turn when an earlier one ends after its deadline, and sends what a fresh compaction sends', async () => {
+    const store = new MemoryStore();
+    const dir = mkdtempSync(join(tmpdir(), 'cg-body-abort-'));
+    const turns = new TurnMemory();
+    const body = agentSession(60, { session: 'eeeeeeee-2222-4333-8444-555555555555' });
+    const ends = body.messages.flatMap((m, i) => (m.role === 'user' ? [i] : [])).slice(-4);
+    // A short result in the turn that overtakes, left as it is: the last turn reads it from the body.
+    (body.messages[ends[2]!]!.content as Block[])[0]!.content = 'ok\n';
+    await compact(turn(body, ends[0]!), dir, store, turns);
+    // The second turn waits in the store until the third is done, and is aborted meanwhile (the
+    // proxy sent the original on and took the next request).
+    let reached!: (v: boolean) => void;
+    const inPut = new Promise<boolean>((r) => {
+      reached = r;
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow: Store = Object.assign(Object.create(store) as MemoryStore, {
+      put: async (original: string, bytes?: Uint8Array) => {
+        reached(true);
+        await gate;
+        return store.put(original, bytes);
+      },
+    });
+    const aborted = new AbortController();
+    const second = compact(turn(body, ends[1]!), dir, slow, turns, aborted.signal);
+    expect(await Promise.race([inPut, second.then(() => false)])).toBe(true);
+    aborted.abort();
+    await compact(turn(body, ends[2]!), dir, store, turns);
+    release();
+    await second;
+    const last = turn(body, ends[3]!);
+    const copy = mkdtempSync(join(tmpdir(), 'cg-body-abort-fresh-'));
+    cpSync(dir, copy, { recursive: true });
+    const fresh = await compact(last, copy, store);
+    const next = await compact(last, dir, store, turns);
+    expect(next.body.toString()).toBe(fresh.body.toString());
   });
 });
