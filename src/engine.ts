@@ -6,7 +6,6 @@
  * is recorded for the next turn.
  */
 
-import { isUtf8 } from 'node:buffer';
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
 import type { FilterSource } from './dsl/types.js';
 import { transcriptQuery } from './input/query.js';
@@ -25,10 +24,6 @@ import { resolveStages } from './pipeline/resolve-stages.js';
 import { type Pin, type PipelineEvent, type Replay, runPipeline } from './pipeline/run.js';
 import { runMemo } from './session/memo.js';
 import { keepsState, openSession, type Session, type SessionOptions } from './session/replay.js';
-import { carryTurn } from './session/turn-carry.js';
-import { placeRead, readTurn } from './session/turn-read.js';
-import { breakpointsOf } from './session/turn-write.js';
-import type { TurnMemory } from './session/turns.js';
 import type { Store } from './store/store.js';
 import { createTokens, type TokenizerName, type Tokens } from './tokens.js';
 
@@ -112,7 +107,7 @@ export function toConfig(c: CompactOptions['config']): CgConfig {
 }
 
 /** What deciding a transcript came to; the session is saved by the caller once the output is written. */
-interface Decided {
+export interface Decided {
   rewrites: Map<string, string>;
   edits: StructuralEdit[];
   events: PipelineEvent[];
@@ -123,7 +118,7 @@ interface Decided {
 }
 
 /** The pipeline over one transcript, with the session's replay around it (every door shares this). */
-async function decide(
+export async function decide(
   transcript: Transcript,
   options: CompactOptions,
   carried: Pick<SessionOptions, 'kept' | 'hashOf'> & { backed?: (o: ToolOutput, pin: Pin) => boolean } = {},
@@ -219,111 +214,5 @@ export async function compactText(input: string, options: CompactOptions): Promi
     notes: d.notes,
     // Raw text's record only holds component state: it is no session a user named or would look up.
     ...(d.session && transcript.format !== 'text' ? { session: d.session.label } : {}),
-  };
-}
-
-/** How long a long-lived caller trusts that replayed markers are still backed, without asking. */
-const BACKED_FOR_MS = 3_600_000;
-
-export interface BodyOptions extends CompactOptions {
-  format: Exclude<InputFormat, 'text'>;
-  /**
-   * A long-lived caller's memory of each session's last turn (src/session/turns.ts): with an
-   * explicit session id, a turn reads and writes only what changed since (the proxy).
-   */
-  turns?: TurnMemory;
-}
-
-export interface BodyResult extends Omit<CompactResult, 'output'> {
-  body: Buffer;
-}
-
-/**
- * A request body as bytes, in and out: compactText for a caller that holds bytes (the proxy), and,
- * given its memory of the session's last turn, at the cost of what is new since — the same bytes a
- * full read would give.
- */
-export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<BodyResult> {
-  const id = options.session
-    ? (options.session.id ?? ((options.session.env ?? process.env).CG_SESSION || undefined))
-    : undefined;
-  const memory =
-    id && options.turns && options.store && options.session
-      ? options.turns.of(`${options.session.dir ?? ''}\u0000${id}`)
-      : undefined;
-  const previous = memory?.carry;
-  // What the store says of removals now: the pins of the last turn's outputs, all backed then, are
-  // backed still while it says none happened since (and for an hour at most).
-  const removedAt = await options.store?.removedAt?.().catch(() => undefined);
-  // Byte offsets are placed by walking UTF-8 (placed.ts): a body that is not is read the plain way.
-  const placeable = isUtf8(bytes);
-  let read = previous && placeable ? readTurn(previous, bytes) : undefined;
-  let transcript: Transcript;
-  if (read) transcript = read.transcript;
-  else {
-    // The text is kept only for the write() of a body that cannot be placed.
-    const text = bytes.toString('utf8');
-    transcript = readTranscript(text, options.format, {});
-    read = placeable ? placeRead(transcript, text, bytes) : undefined;
-    if (!read) {
-      const d = await decide(transcript, options);
-      const changed = d.rewrites.size > 0 || d.edits.length > 0;
-      const body = changed ? Buffer.from(transcript.write(d.rewrites, d.edits), 'utf8') : bytes;
-      await d.save();
-      return bodyResult(body, changed, transcript, d);
-    }
-  }
-  const now = Date.now();
-  const trusted =
-    previous !== undefined &&
-    options.store?.removedAt !== undefined &&
-    removedAt === previous.removedAt &&
-    now - previous.backedAt < BACKED_FOR_MS;
-  const d = await decide(transcript, options, {
-    ...(memory ? { kept: memory.kept } : {}),
-    hashOf: read.hashOf,
-    ...(trusted ? { backed: (o: ToolOutput, pin: Pin) => previous.rewrites.get(o.id) === pin.text } : {}),
-  });
-  if (read.kept > 0)
-    d.notes.push(
-      `session ${d.session?.label ?? id}: ${read.kept} of ${transcript.messages.length} messages as in the last turn, not read again`,
-    );
-  const changed = d.rewrites.size > 0 || d.edits.length > 0;
-  const written = read.write(d.rewrites, d.edits);
-  const body = !changed ? bytes : written ? written.body : Buffer.from(transcript.write(d.rewrites, d.edits));
-  await d.save();
-  // An aborted turn (the proxy's deadline passed and the original went on) leaves the memory alone:
-  // a later turn of the session may already be running on it.
-  if (memory && !options.signal?.aborted) {
-    if (written) {
-      memory.carry = carryTurn(
-        {
-          placed: read.placed,
-          transcript,
-          hashes: d.session?.hashes ?? new Map(),
-          ...(d.session ? { sentText: d.session.sentText } : {}),
-          written: changed ? written : { ...written, body: bytes },
-          rewrites: d.rewrites,
-          breakpoints: breakpointsOf(d.edits) ?? new Set(),
-          ...(removedAt !== undefined ? { removedAt } : {}),
-          backedAt: trusted ? previous.backedAt : now,
-        },
-        previous && read.kept > 0 ? { carry: previous, kept: read.kept } : undefined,
-      );
-      options.turns!.settle();
-    } else memory.carry = undefined;
-  }
-  return bodyResult(body, changed, transcript, d);
-}
-
-function bodyResult(body: Buffer, changed: boolean, t: Transcript, d: Decided): BodyResult {
-  return {
-    body,
-    changed,
-    format: t.format,
-    events: d.events,
-    source: d.source,
-    notes: d.notes,
-    ...(d.session ? { session: d.session.label } : {}),
   };
 }

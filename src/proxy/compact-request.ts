@@ -9,9 +9,10 @@
  * Turns of one session are compacted one at a time, in arrival order, so its replay record moves
  * forward the way the conversation did.
  */
+
+import { compactBody } from '../compact-body.js';
 import type { FilterSource, InputFormat } from '../component.js';
 import type { CgConfig } from '../config.js';
-import { compactBody } from '../engine.js';
 import { isRewritableText } from '../io.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { TurnMemory } from '../session/turns.js';

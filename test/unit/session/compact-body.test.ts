@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentSession, turnOf } from '../../../bench/proxy-sessions.mjs';
-import { compactBody } from '../../../src/engine.js';
+import { compactBody } from '../../../src/compact-body.js';
 import { TurnMemory } from '../../../src/session/turns.js';
 import type { Store } from '../../../src/store/store.js';
 import { createTokens } from '../../../src/tokens.js';
