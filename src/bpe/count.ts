@@ -22,7 +22,14 @@ import { PieceScanner } from './pieces.js';
 import { BpeTable, type RankList } from './table.js';
 import { Vocabulary } from './vocab.js';
 
-export type CountFn = (text: string) => Promise<number>;
+/** An exact counter of one encoding. */
+export interface ExactCounter {
+  /** tokens(text) (loads gpt-tokenizer first when the text holds a byte-order mark; see above). */
+  count(text: string): Promise<number>;
+  /** tokens(text) now, or undefined when the text holds a byte-order mark (use count). */
+  countNow(text: string): number | undefined;
+  readonly scanner: PieceScanner;
+}
 
 /** Pieces of this many UTF-16 units or more are never handed to gpt-tokenizer's quadratic merge. */
 export const LONG_PIECE = 48;
@@ -71,7 +78,7 @@ function hasLoneSurrogate(text: string, s: number, e: number): boolean {
 }
 
 /** Loads the vocabulary table and returns the exact counter. */
-export async function loadExactCounter(name: TokenizerName): Promise<CountFn> {
+export async function loadExactCounter(name: TokenizerName): Promise<ExactCounter> {
   const [table, split] = await Promise.all([loadTable(name), loadSplit(name)]);
   const scanner = new PieceScanner(name, split);
   const vocab = new Vocabulary(table);
@@ -100,9 +107,7 @@ export async function loadExactCounter(name: TokenizerName): Promise<CountFn> {
     return countMergedParts(vocab.byteParts(bytes, 0, n), vocab.mergeRank);
   };
 
-  return async (text) => {
-    // A byte-order mark: have the reference ready before counting (see the header).
-    if (!reference && text.includes('\ufeff')) reference = await loadReference(name);
+  const countAll = (text: string): number => {
     let total = 0;
     for (let s = 0; s < text.length; ) {
       const e = scanner.end(text, s);
@@ -110,5 +115,17 @@ export async function loadExactCounter(name: TokenizerName): Promise<CountFn> {
       s = e;
     }
     return total;
+  };
+
+  return {
+    scanner,
+    async count(text) {
+      // A byte-order mark: have the reference ready before counting (see the header).
+      if (!reference && text.includes('\ufeff')) reference = await loadReference(name);
+      return countAll(text);
+    },
+    countNow(text) {
+      return !reference && text.includes('\ufeff') ? undefined : countAll(text);
+    },
   };
 }
