@@ -12,7 +12,10 @@
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
 import { type ConfigOf, integer, section } from '../config/fields.js';
-import { type JsonArray, type JsonNode, parseJsonSpans, toValue } from '../json/spans.js';
+import { visitItems } from '../json/leaves.js';
+import { QUOTE, scanString, skipJsonSpace } from '../json/lexical.js';
+import { type JsonNode, parseJsonSpans, toValue } from '../json/spans.js';
+import { scanJson, trimmedRange } from '../json/text.js';
 
 const CONFIG = section({
   min_items: integer({ min: 1 }).or(5),
@@ -46,35 +49,31 @@ export const smartcrush: OutputComponent<SmartcrushConfig> = {
 
   async run(o, cfg, ctx): Promise<Outcome> {
     const text = o.text;
-    let root: JsonNode;
-    try {
-      root = parseJsonSpans(text);
-    } catch {
-      return { kind: 'skip', gate: 'not JSON' };
-    }
-    const arr = mainArray(root);
-    if (!arr || arr.items.length < Math.max(2, cfg.min_items))
+    const arr = mainArray(text);
+    if (arr === 'not JSON') return { kind: 'skip', gate: 'not JSON' };
+    const items = arr && itemsOf(text, arr);
+    if (!arr || !items || items.count < Math.max(2, cfg.min_items))
       return { kind: 'skip', gate: 'no array of min_items' };
     if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(text, cfg.min_tokens - 1)))
       return { kind: 'skip', gate: 'under min_tokens' };
 
-    const items = arr.items;
-    const n = items.length;
+    const n = items.count;
+    const { starts, ends } = items;
     const keep = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       if (i < cfg.keep_first || i >= n - cfg.keep_last) keep[i] = 1;
-      else if (ERROR_SIGNAL.test(text.slice(items[i]!.start, items[i]!.end))) keep[i] = 1;
+      else if (ERROR_SIGNAL.test(text.slice(starts[i]!, ends[i]!))) keep[i] = 1;
     }
     for (const i of informative(items, keep)) keep[i] = 1;
     const kept = keep.reduce((a, b) => a + b, 0);
     if (kept === n) return { kind: 'skip', gate: 'every item kept' };
 
     // The array's own whitespace: before the first item, between items, after the last.
-    const lead = text.slice(arr.start + 1, items[0]!.start);
-    const sep = text.slice(items[0]!.end, items[1]!.start);
-    const trail = text.slice(items[n - 1]!.end, arr.end - 1);
+    const lead = text.slice(arr.start + 1, starts[0]!);
+    const sep = text.slice(ends[0]!, starts[1]!);
+    const trail = text.slice(ends[n - 1]!, arr.end - 1);
     const parts: string[] = [];
-    for (let i = 0; i < n; i++) if (keep[i]) parts.push(text.slice(items[i]!.start, items[i]!.end));
+    for (let i = 0; i < n; i++) if (keep[i]) parts.push(text.slice(starts[i]!, ends[i]!));
     const body = `${text.slice(0, arr.start + 1)}${lead}${parts.join(sep)}${trail}${text.slice(arr.end - 1)}`;
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
     const trimmed = body.replace(/\s+$/, '');
@@ -88,21 +87,145 @@ export const smartcrush: OutputComponent<SmartcrushConfig> = {
   },
 };
 
-/** The array to crush: the root array, or the largest array member of a root object. */
-function mainArray(root: JsonNode): JsonArray | undefined {
-  if (root.type === 'array') return root;
-  if (root.type !== 'object') return undefined;
-  let best: JsonArray | undefined;
-  for (const m of root.members) {
-    const v = m.value;
-    if (v.type === 'array' && (!best || v.end - v.start > best.end - best.start)) best = v;
-  }
-  // Only when the array is most of the object: otherwise the "rest" is what matters.
-  return best && (best.end - best.start) * 2 > root.end - root.start ? best : undefined;
+interface Span {
+  start: number;
+  end: number;
 }
 
-/** The content features of one item: leaf `key=value` pairs, plus the words of long strings. */
-function features(item: JsonNode): Set<string> {
+/**
+ * The array to crush: the root array, or the largest array member of a root object when it is most
+ * of the object (otherwise the "rest" is what matters); 'not JSON' when the text is not one JSON
+ * value. Found on the text (scanJson, which accepts what JSON.parse accepts): no tree is built.
+ */
+function mainArray(text: string): Span | undefined | 'not JSON' {
+  const [first, last] = trimmedRange(text);
+  const scan = first < last ? scanJson(text, first) : undefined;
+  if (!scan?.ok || scan.end !== last) return 'not JSON';
+  const c = text.charCodeAt(first);
+  if (c === 0x5b) return { start: first, end: last };
+  if (c !== 0x7b) return undefined;
+  let best: Span | undefined;
+  let i = skipJsonSpace(text, first + 1);
+  while (text.charCodeAt(i) === QUOTE) {
+    i = skipJsonSpace(text, skipJsonSpace(text, scanString(text, i)) + 1); // past the key and colon
+    const v = scanJson(text, i);
+    if (!v.ok) return 'not JSON'; // never: the whole text is valid
+    if (text.charCodeAt(i) === 0x5b && (!best || v.end - i > best.end - best.start))
+      best = { start: i, end: v.end };
+    i = skipJsonSpace(text, v.end);
+    if (text.charCodeAt(i) === 0x2c) i = skipJsonSpace(text, i + 1);
+  }
+  return best && (best.end - best.start) * 2 > last - first ? best : undefined;
+}
+
+/**
+ * The items of an array, each with its distinct content features as small integers: the feature
+ * strings are interned once (a 56 MB array of records has millions of leaves but far fewer distinct
+ * ones), so covering and counting them is typed-array work, not a Set per item.
+ */
+export interface Items {
+  count: number;
+  starts: Int32Array;
+  ends: Int32Array;
+  /** Item i's feature ids are ids[at[i], at[i + 1]). */
+  at: Int32Array;
+  ids: Int32Array;
+  /** How many distinct features there are (ids run from 0 below this). */
+  features: number;
+}
+
+/** An Int32Array that doubles as it fills. */
+class Int32s {
+  a: Int32Array<ArrayBuffer> = new Int32Array(1024);
+  n = 0;
+  push(x: number): void {
+    if (this.n === this.a.length) this.a = grown(this.a);
+    this.a[this.n++] = x;
+  }
+}
+
+function grown(a: Int32Array): Int32Array<ArrayBuffer> {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
+
+/**
+ * Feature strings to ids. A feature is `name=value` or `name~word`; it is looked up by the part up
+ * to its first `=` or `~` and the rest, so a leaf's feature is found without building its string.
+ * (Split at the first separator, the same string always gives the same two parts, so two leaves
+ * whose features are the same string share one id even when a name holds `=` or `~`.)
+ */
+class FeatureIds {
+  private readonly byHead = new Map<string, Map<string, number>>();
+  size = 0;
+
+  id(head: string, rest: string): number {
+    let tails = this.byHead.get(head);
+    if (!tails) {
+      tails = new Map();
+      this.byHead.set(head, tails);
+    }
+    let id = tails.get(rest);
+    if (id === undefined) {
+      id = this.size++;
+      tails.set(rest, id);
+    }
+    return id;
+  }
+
+  /** The id of `name` + sep + rest, sep being '=' or '~'. */
+  of(name: string, sep: '=' | '~', rest: string): number {
+    if (!name.includes('=') && !name.includes('~')) return this.id(name + sep, rest);
+    const f = name + sep + rest;
+    const cut = f.search(/[=~]/) + 1;
+    return this.id(f.slice(0, cut), f.slice(cut));
+  }
+}
+
+function itemsOf(text: string, arr: Span): Items {
+  const features = new FeatureIds();
+  let lastItem = new Int32Array(1024); // feature id → 1 + the last item that had it
+  const starts = new Int32s();
+  const ends = new Int32s();
+  const at = new Int32s();
+  const ids = new Int32s();
+  at.push(0);
+  const add = (id: number) => {
+    if (id >= lastItem.length) lastItem = grown(lastItem);
+    const item = starts.n + 1;
+    if (lastItem[id] !== item) {
+      lastItem[id] = item;
+      ids.push(id);
+    }
+  };
+  visitItems(text, arr.start, {
+    leaf(key, v) {
+      const s = String(v);
+      add(features.of(key, '=', s.length > 100 ? s.slice(0, 100) : s));
+      if (typeof v === 'string' && s.length > LONG_STRING)
+        for (const w of s.toLowerCase().match(/[a-z0-9_]{3,}/g) ?? []) add(features.of(key, '~', w));
+    },
+    item(start, end, repeatsKey) {
+      if (repeatsKey) {
+        // JSON.parse keeps the last of a repeated key: take this item's features from its value.
+        for (let k = at.a[at.n - 1]!; k < ids.n; k++) lastItem[ids.a[k]!] = 0;
+        ids.n = at.a[at.n - 1]!;
+        for (const f of treeFeatures(parseJsonSpans(text.slice(start, end)))) {
+          const cut = f.search(/[=~]/) + 1;
+          add(features.id(f.slice(0, cut), f.slice(cut)));
+        }
+      }
+      starts.push(start);
+      ends.push(end);
+      at.push(ids.n);
+    },
+  });
+  return { count: starts.n, starts: starts.a, ends: ends.a, at: at.a, ids: ids.a, features: features.size };
+}
+
+/** The content features of one item from its parsed tree (for an item that repeats a key). */
+function treeFeatures(item: JsonNode): Set<string> {
   const out = new Set<string>();
   const stack: [unknown, string][] = [[toValue(item), '']];
   for (let job = stack.pop(); job; job = stack.pop()) {
@@ -127,20 +250,20 @@ function features(item: JsonNode): Set<string> {
  * gains only shrink, so a stale gain is an upper bound), cut at the Kneedle knee of the coverage
  * curve. Ties go to the earlier item, so the choice is deterministic.
  */
-export function informative(items: readonly JsonNode[], keep: Uint8Array): number[] {
-  const covered = new Set<string>();
-  const feats = items.map((item, i) => {
-    const f = features(item);
-    if (keep[i]) for (const x of f) covered.add(x);
-    return f;
-  });
+export function informative(items: Items, keep: Uint8Array): number[] {
+  const { at, ids } = items;
+  const covered = new Uint8Array(items.features);
+  const cover = (i: number) => {
+    for (let k = at[i]!; k < at[i + 1]!; k++) covered[ids[k]!] = 1;
+  };
+  for (let i = 0; i < items.count; i++) if (keep[i]) cover(i);
   const gainOf = (i: number) => {
     let g = 0;
-    for (const x of feats[i]!) if (!covered.has(x)) g++;
+    for (let k = at[i]!; k < at[i + 1]!; k++) g += 1 - covered[ids[k]!]!;
     return g;
   };
   const heap: [number, number][] = [];
-  for (let i = 0; i < items.length; i++) if (!keep[i]) heapPush(heap, [gainOf(i), i]);
+  for (let i = 0; i < items.count; i++) if (!keep[i]) heapPush(heap, [gainOf(i), i]);
   const picks: number[] = [];
   const curve: number[] = [0];
   while (heap.length > 0) {
@@ -154,7 +277,7 @@ export function informative(items: readonly JsonNode[], keep: Uint8Array): numbe
     }
     const gain = fresh[0];
     picks.push(top[1]);
-    for (const x of feats[top[1]]!) covered.add(x);
+    cover(top[1]);
     curve.push(curve[curve.length - 1]! + gain);
   }
   return picks.slice(0, knee(curve));
