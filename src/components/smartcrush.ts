@@ -157,15 +157,25 @@ function grown(a: Int32Array): Int32Array<ArrayBuffer> {
  * whose features are the same string share one id even when a name holds `=` or `~`.)
  */
 class FeatureIds {
+  /** By head: the part up to and with the separator. */
   private readonly byHead = new Map<string, Map<string, number>>();
+  /** The same maps by a plain name (no `=` or `~` in it), one table per separator. */
+  private readonly byName = {
+    '=': new Map<string, Map<string, number>>(),
+    '~': new Map<string, Map<string, number>>(),
+  };
   size = 0;
 
-  id(head: string, rest: string): number {
+  private tails(head: string): Map<string, number> {
     let tails = this.byHead.get(head);
     if (!tails) {
       tails = new Map();
       this.byHead.set(head, tails);
     }
+    return tails;
+  }
+
+  private idIn(tails: Map<string, number>, rest: string): number {
     let id = tails.get(rest);
     if (id === undefined) {
       id = this.size++;
@@ -174,12 +184,22 @@ class FeatureIds {
     return id;
   }
 
+  /** The id of the feature string f. */
+  id(f: string): number {
+    const cut = f.search(/[=~]/) + 1;
+    return this.idIn(this.tails(f.slice(0, cut)), f.slice(cut));
+  }
+
   /** The id of `name` + sep + rest, sep being '=' or '~'. */
   of(name: string, sep: '=' | '~', rest: string): number {
-    if (!name.includes('=') && !name.includes('~')) return this.id(name + sep, rest);
-    const f = name + sep + rest;
-    const cut = f.search(/[=~]/) + 1;
-    return this.id(f.slice(0, cut), f.slice(cut));
+    const named = this.byName[sep];
+    let tails = named.get(name);
+    if (!tails) {
+      if (name.includes('=') || name.includes('~')) return this.id(name + sep + rest);
+      tails = this.tails(name + sep);
+      named.set(name, tails);
+    }
+    return this.idIn(tails, rest);
   }
 }
 
@@ -211,10 +231,7 @@ function itemsOf(text: string, arr: Span): Items {
         // JSON.parse keeps the last of a repeated key: take this item's features from its value.
         for (let k = at.a[at.n - 1]!; k < ids.n; k++) lastItem[ids.a[k]!] = 0;
         ids.n = at.a[at.n - 1]!;
-        for (const f of treeFeatures(parseJsonSpans(text.slice(start, end)))) {
-          const cut = f.search(/[=~]/) + 1;
-          add(features.id(f.slice(0, cut), f.slice(cut)));
-        }
+        for (const f of treeFeatures(parseJsonSpans(text.slice(start, end)))) add(features.id(f));
       }
       starts.push(start);
       ends.push(end);
