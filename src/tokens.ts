@@ -159,6 +159,14 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
     bounded.set(text, b);
     return b;
   };
+  /** Whether text has more than n pieces, scanning only as far as it takes. */
+  const scanPiecesAbove = async (text: string, n: number): Promise<boolean> => {
+    if (text.length <= n) return false;
+    const scanner = await loadScanner(name);
+    let pieces = 0;
+    for (let i = 0; i < text.length; i = scanner.end(text, i)) if (++pieces > n) return true;
+    return false;
+  };
   /**
    * Whether text has more than n pieces (so more than n tokens), scanning only as far as it takes.
    * Worth trying only where it may succeed early: a piece is at least one UTF-16 unit, and prose,
@@ -169,10 +177,7 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
     const known = bounded.get(text);
     if (known) return known.pieces > n;
     if (n * 4 > text.length && text.length > BOUNDS_MAX_CHARS) return false;
-    const scanner = await loadScanner(name);
-    let pieces = 0;
-    for (let i = 0; i < text.length; i = scanner.end(text, i)) if (++pieces > n) return true;
-    return false;
+    return scanPiecesAbove(text, n);
   };
   return {
     name,
@@ -213,7 +218,11 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
         if (ab.upper < bb.lower) return true;
         if (ab.lower >= bb.upper) return false;
       }
-      return (await count(a)) < (await count(b));
+      const na = await count(a);
+      // b's pieces bound its tokens from below: when it has more of them than a has tokens, a is
+      // fewer, found by scanning b's pieces only as far as that (a third of what counting b costs).
+      if (b.length > BOUNDS_MAX_CHARS && !cache.has(b) && (await scanPiecesAbove(b, na))) return true;
+      return na < (await count(b));
     },
     piecesAbove,
   };
