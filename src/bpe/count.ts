@@ -7,8 +7,9 @@
  * length (250,000 'a' took minutes). Here the same steps run on cg's own parts: the pieces of
  * pieces.ts (the regex's cuts, found without it on ASCII text), the vocabulary as a binary table
  * (table.ts, read in milliseconds instead of the 2.4 MB module's 0.2–0.4 s), and the merge of
- * merge.ts (the same merges in O(n log n)). Every rule is gpt-tokenizer's, checked against it by
- * test/unit/bpe/count.test.ts over random and corpus text.
+ * merge.ts (the same merges in O(n log n)), each distinct short piece merged once (piece-memo.ts).
+ * Every rule is gpt-tokenizer's, checked against it by test/unit/bpe/count.test.ts over random and
+ * corpus text.
  *
  * One piece is handed to gpt-tokenizer itself: a short one holding a byte-order mark, where
  * gpt-tokenizer's lookup drops a leading BOM from byte ranges mid-merge (table.ts) in a way that
@@ -18,6 +19,7 @@
 import { readFileSync } from 'node:fs';
 import type { TokenizerName } from '../tokens.js';
 import { countMergedParts } from './merge.js';
+import { PieceMemo } from './piece-memo.js';
 import { PieceScanner } from './pieces.js';
 import { BpeTable, type RankList } from './table.js';
 import { Vocabulary } from './vocab.js';
@@ -82,6 +84,7 @@ export async function loadExactCounter(name: TokenizerName): Promise<ExactCounte
   const [table, split] = await Promise.all([loadTable(name), loadSplit(name)]);
   const scanner = new PieceScanner(name, split);
   const vocab = new Vocabulary(table);
+  const merged = new PieceMemo();
   let reference: ((text: string) => number) | undefined;
   let bytes = new Uint8Array(4096);
 
@@ -104,7 +107,11 @@ export async function loadExactCounter(name: TokenizerName): Promise<ExactCounte
       whole = !hasLoneSurrogate(text, s, e);
     }
     if (whole && table.textRank(bytes, 0, n) !== -1) return 1;
-    return countMergedParts(vocab.byteParts(bytes, 0, n), vocab.mergeRank);
+    const known = merged.get(bytes, n);
+    if (known !== -1) return known;
+    const count = countMergedParts(vocab.byteParts(bytes, 0, n), vocab.mergeRank);
+    merged.set(bytes, n, count);
+    return count;
   };
 
   const countAll = (text: string): number => {
