@@ -12,9 +12,8 @@
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
 import { type ConfigOf, integer, section } from '../config/fields.js';
-import { visitItems } from '../json/leaves.js';
+import { type Items, itemFeatures } from '../json/item-features.js';
 import { QUOTE, scanString, skipJsonSpace } from '../json/lexical.js';
-import { type JsonNode, parseJsonSpans, toValue } from '../json/spans.js';
 import { scanJson, trimmedRange } from '../json/text.js';
 
 const CONFIG = section({
@@ -31,8 +30,6 @@ const ERROR_SIGNAL =
 
 /** A Kneedle knee weaker than this (normalised distance above the chord) is no knee: stop at K. */
 const MIN_KNEE = 0.05;
-/** Strings longer than this add their words as features, not only the whole value. */
-const LONG_STRING = 40;
 
 export const smartcrush: OutputComponent<SmartcrushConfig> = {
   name: 'smartcrush',
@@ -51,7 +48,7 @@ export const smartcrush: OutputComponent<SmartcrushConfig> = {
     const text = o.text;
     const arr = mainArray(text);
     if (arr === 'not JSON') return { kind: 'skip', gate: 'not JSON' };
-    const items = arr && itemsOf(text, arr);
+    const items = arr && itemFeatures(text, arr.start);
     if (!arr || !items || items.count < Math.max(2, cfg.min_items))
       return { kind: 'skip', gate: 'no array of min_items' };
     if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(text, cfg.min_tokens - 1)))
@@ -116,150 +113,6 @@ function mainArray(text: string): Span | undefined | 'not JSON' {
     if (text.charCodeAt(i) === 0x2c) i = skipJsonSpace(text, i + 1);
   }
   return best && (best.end - best.start) * 2 > last - first ? best : undefined;
-}
-
-/**
- * The items of an array, each with its distinct content features as small integers: the feature
- * strings are interned once (a 56 MB array of records has millions of leaves but far fewer distinct
- * ones), so covering and counting them is typed-array work, not a Set per item.
- */
-export interface Items {
-  count: number;
-  starts: Int32Array;
-  ends: Int32Array;
-  /** Item i's feature ids are ids[at[i], at[i + 1]). */
-  at: Int32Array;
-  ids: Int32Array;
-  /** How many distinct features there are (ids run from 0 below this). */
-  features: number;
-}
-
-/** An Int32Array that doubles as it fills. */
-class Int32s {
-  a: Int32Array<ArrayBuffer> = new Int32Array(1024);
-  n = 0;
-  push(x: number): void {
-    if (this.n === this.a.length) this.a = grown(this.a);
-    this.a[this.n++] = x;
-  }
-}
-
-function grown(a: Int32Array): Int32Array<ArrayBuffer> {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
-
-/**
- * Feature strings to ids. A feature is `name=value` or `name~word`; it is looked up by the part up
- * to its first `=` or `~` and the rest, so a leaf's feature is found without building its string.
- * (Split at the first separator, the same string always gives the same two parts, so two leaves
- * whose features are the same string share one id even when a name holds `=` or `~`.)
- */
-class FeatureIds {
-  /** By head: the part up to and with the separator. */
-  private readonly byHead = new Map<string, Map<string, number>>();
-  /** The same maps by a plain name (no `=` or `~` in it), one table per separator. */
-  private readonly byName = {
-    '=': new Map<string, Map<string, number>>(),
-    '~': new Map<string, Map<string, number>>(),
-  };
-  size = 0;
-
-  private tails(head: string): Map<string, number> {
-    let tails = this.byHead.get(head);
-    if (!tails) {
-      tails = new Map();
-      this.byHead.set(head, tails);
-    }
-    return tails;
-  }
-
-  private idIn(tails: Map<string, number>, rest: string): number {
-    let id = tails.get(rest);
-    if (id === undefined) {
-      id = this.size++;
-      tails.set(rest, id);
-    }
-    return id;
-  }
-
-  /** The id of the feature string f. */
-  id(f: string): number {
-    const cut = f.search(/[=~]/) + 1;
-    return this.idIn(this.tails(f.slice(0, cut)), f.slice(cut));
-  }
-
-  /** The id of `name` + sep + rest, sep being '=' or '~'. */
-  of(name: string, sep: '=' | '~', rest: string): number {
-    const named = this.byName[sep];
-    let tails = named.get(name);
-    if (!tails) {
-      if (name.includes('=') || name.includes('~')) return this.id(name + sep + rest);
-      tails = this.tails(name + sep);
-      named.set(name, tails);
-    }
-    return this.idIn(tails, rest);
-  }
-}
-
-function itemsOf(text: string, arr: Span): Items {
-  const features = new FeatureIds();
-  let lastItem = new Int32Array(1024); // feature id → 1 + the last item that had it
-  const starts = new Int32s();
-  const ends = new Int32s();
-  const at = new Int32s();
-  const ids = new Int32s();
-  at.push(0);
-  const add = (id: number) => {
-    if (id >= lastItem.length) lastItem = grown(lastItem);
-    const item = starts.n + 1;
-    if (lastItem[id] !== item) {
-      lastItem[id] = item;
-      ids.push(id);
-    }
-  };
-  visitItems(text, arr.start, {
-    leaf(key, v) {
-      const s = String(v);
-      add(features.of(key, '=', s.length > 100 ? s.slice(0, 100) : s));
-      if (typeof v === 'string' && s.length > LONG_STRING)
-        for (const w of s.toLowerCase().match(/[a-z0-9_]{3,}/g) ?? []) add(features.of(key, '~', w));
-    },
-    item(start, end, repeatsKey) {
-      if (repeatsKey) {
-        // JSON.parse keeps the last of a repeated key: take this item's features from its value.
-        for (let k = at.a[at.n - 1]!; k < ids.n; k++) lastItem[ids.a[k]!] = 0;
-        ids.n = at.a[at.n - 1]!;
-        for (const f of treeFeatures(parseJsonSpans(text.slice(start, end)))) add(features.id(f));
-      }
-      starts.push(start);
-      ends.push(end);
-      at.push(ids.n);
-    },
-  });
-  return { count: starts.n, starts: starts.a, ends: ends.a, at: at.a, ids: ids.a, features: features.size };
-}
-
-/** The content features of one item from its parsed tree (for an item that repeats a key). */
-function treeFeatures(item: JsonNode): Set<string> {
-  const out = new Set<string>();
-  const stack: [unknown, string][] = [[toValue(item), '']];
-  for (let job = stack.pop(); job; job = stack.pop()) {
-    const [v, key] = job;
-    if (Array.isArray(v)) {
-      for (const x of v) stack.push([x, key]);
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) stack.push([x, k]);
-    } else {
-      const s = String(v);
-      out.add(`${key}=${s.slice(0, 100)}`);
-      if (typeof v === 'string' && s.length > LONG_STRING) {
-        for (const w of s.toLowerCase().match(/[a-z0-9_]{3,}/g) ?? []) out.add(`${key}~${w}`);
-      }
-    }
-  }
-  return out;
 }
 
 /**
