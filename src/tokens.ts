@@ -137,6 +137,8 @@ export function fewerByBytes(aBytes: number, bBytes: number): boolean | undefine
 export function createTokens(name: TokenizerName = 'o200k'): Tokens {
   const cache = new Map<string, number>();
   const bounded = new Map<string, PieceBounds>();
+  /** Large texts known to have at least this many pieces (a scan that stopped once it had them). */
+  const piecesSeen = new Map<string, number>();
   let exact = 0;
   const count = async (text: string): Promise<number> => {
     if (text.length === 0) return 0;
@@ -162,9 +164,16 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
   /** Whether text has more than n pieces, scanning only as far as it takes. */
   const scanPiecesAbove = async (text: string, n: number): Promise<boolean> => {
     if (text.length <= n) return false;
+    // The pipeline asks again what a component just asked (toon's check, then never-worse).
+    const seen = piecesSeen.get(text);
+    if (seen !== undefined && seen > n) return true;
     const scanner = await loadScanner(name);
     let pieces = 0;
-    for (let i = 0; i < text.length; i = scanner.end(text, i)) if (++pieces > n) return true;
+    for (let i = 0; i < text.length; i = scanner.end(text, i))
+      if (++pieces > n) {
+        if (text.length > BOUNDS_MAX_CHARS) piecesSeen.set(text, pieces);
+        return true;
+      }
     return false;
   };
   /**
