@@ -18,7 +18,7 @@
  * of runs is built: a 50 MB pretty array has four million of them).
  */
 
-import { fixedAt } from './pieces.js';
+import { fixedAt, fixedPair } from './pieces.js';
 
 /** Stretch pairs remembered per call (a power of two): past half of it, each is counted as it comes. */
 const MEMO_SLOTS = 1 << 17;
@@ -120,11 +120,15 @@ export function deletionDelta(longer: string, shorter: string, count: StretchCou
       }
       const runEnd = i;
       let joined = false;
+      // The first kept character after the run starts no fixed boundary (one of its pair is
+      // deleted); from the next on, `before` is the kept character before i.
+      let before = -1;
       for (; i < L; i++, j++) {
         const c = longer.charCodeAt(i);
         if (j < S && c === shorter.charCodeAt(j)) {
-          if (i > runEnd && fixedAt(longer, i)) break;
+          if (before !== -1 && fixedPair(before, c)) break;
           h = Math.imul(h ^ c, FNV_PRIME);
+          before = c;
         } else if (isSpace(c)) {
           joined = true;
           break;

@@ -203,9 +203,12 @@ export function isFixedBoundary(text: string, p: number): boolean {
 
 /** isFixedBoundary for 0 < p < text.length, on char codes alone (the hot loop of deletions.ts). */
 export function fixedAt(text: string, p: number): boolean {
-  const at = text.charCodeAt(p);
+  return fixedPair(text.charCodeAt(p - 1), text.charCodeAt(p));
+}
+
+/** Whether a boundary between the characters `before` and `at` is fixed (see isFixedBoundary). */
+export function fixedPair(before: number, at: number): boolean {
   if (at >= 0x80) return false;
-  const before = text.charCodeAt(p - 1);
   if (before >= 0x30 && before <= 0x39) return at < 0x30 || at > 0x39;
   const letter = before | 0x20;
   if (letter < 0x61 || letter > 0x7a) return false;
