@@ -22,6 +22,8 @@ import { fixedAt, fixedPair } from './pieces.js';
 
 /** Stretch pairs remembered per call (a power of two): past half of it, each is counted as it comes. */
 const MEMO_SLOTS = 1 << 17;
+/** Deleted runs a remembered stretch may hold (two numbers each). */
+const MAX_CUTS = 32;
 
 const FNV_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -45,25 +47,29 @@ export type StretchCount = (text: string) => number | undefined;
 export function deletionDelta(longer: string, shorter: string, count: StretchCount): number | undefined {
   const L = longer.length;
   const S = shorter.length;
-  // Stretch pairs by hash, open-addressed: slot → the pair's hash, where its two texts sit in the
-  // pool (the longer's characters, then the shorter's), and their delta.
+  // Stretch pairs by hash, open-addressed: slot → the pair's hash, where it sits in the pool (the
+  // longer stretch's characters, then where its deleted runs start and end), and its delta. The
+  // shorter stretch is the longer one without those runs, so the two texts are compared as that.
   const hashes = new Int32Array(MEMO_SLOTS);
   const at = new Int32Array(MEMO_SLOTS).fill(-1);
   const longLength = new Int32Array(MEMO_SLOTS);
-  const shortLength = new Int32Array(MEMO_SLOTS);
+  const cutCount = new Int32Array(MEMO_SLOTS);
   const deltas = new Int32Array(MEMO_SLOTS);
   let pool = new Uint16Array(1 << 16);
   let pooled = 0;
   let remembered = 0;
-  const sameAs = (slot: number, a: number, b: number, sa: number, sb: number): boolean => {
-    if (longLength[slot] !== b - a || shortLength[slot] !== sb - sa) return false;
+  /** The current stretch's deleted runs, as offsets from its start: [start, end) pairs. */
+  const cuts = new Uint16Array(MAX_CUTS);
+  let cutsUsed = 0;
+  const sameAs = (slot: number, a: number, b: number): boolean => {
+    if (longLength[slot] !== b - a || cutCount[slot] !== cutsUsed) return false;
     let p = at[slot]!;
     for (let k = a; k < b; k++) if (pool[p++] !== longer.charCodeAt(k)) return false;
-    for (let k = sa; k < sb; k++) if (pool[p++] !== shorter.charCodeAt(k)) return false;
+    for (let k = 0; k < cutsUsed; k++) if (pool[p++] !== cuts[k]) return false;
     return true;
   };
-  const remember = (slot: number, h: number, a: number, b: number, sa: number, sb: number, d: number) => {
-    const need = pooled + (b - a) + (sb - sa);
+  const remember = (slot: number, h: number, a: number, b: number, d: number) => {
+    const need = pooled + (b - a) + cutsUsed;
     if (need > pool.length) {
       const grown = new Uint16Array(Math.max(need, 2 * pool.length));
       grown.set(pool);
@@ -72,21 +78,24 @@ export function deletionDelta(longer: string, shorter: string, count: StretchCou
     hashes[slot] = h;
     at[slot] = pooled;
     longLength[slot] = b - a;
-    shortLength[slot] = sb - sa;
+    cutCount[slot] = cutsUsed;
     deltas[slot] = d;
     for (let k = a; k < b; k++) pool[pooled++] = longer.charCodeAt(k);
-    for (let k = sa; k < sb; k++) pool[pooled++] = shorter.charCodeAt(k);
+    for (let k = 0; k < cutsUsed; k++) pool[pooled++] = cuts[k]!;
     remembered++;
   };
   /** tokens(shorter[sa, sb)) − tokens(longer[a, b)), memoised by the pair (h: its hash). */
   const differenceOf = (h: number, a: number, b: number, sa: number, sb: number): number | undefined => {
+    // A stretch too long for 16-bit offsets, or with too many runs, is counted every time.
+    const memoised = cutsUsed <= MAX_CUTS && b - a < 0x10000;
     let slot = (h ^ (h >>> 15)) & (MEMO_SLOTS - 1);
-    for (; at[slot] !== -1; slot = (slot + 1) & (MEMO_SLOTS - 1))
-      if (hashes[slot] === h && sameAs(slot, a, b, sa, sb)) return deltas[slot];
+    if (memoised)
+      for (; at[slot] !== -1; slot = (slot + 1) & (MEMO_SLOTS - 1))
+        if (hashes[slot] === h && sameAs(slot, a, b)) return deltas[slot];
     const x = count(longer.slice(a, b));
     const y = count(shorter.slice(sa, sb));
     if (x === undefined || y === undefined) return undefined;
-    if (remembered < MEMO_SLOTS >> 1) remember(slot, h, a, b, sa, sb, y - x);
+    if (memoised && remembered < MEMO_SLOTS >> 1) remember(slot, h, a, b, y - x);
     return y - x;
   };
 
@@ -110,15 +119,22 @@ export function deletionDelta(longer: string, shorter: string, count: StretchCou
     // The stretch's hash, over its characters as they go by (each deleted one marked).
     let h = FNV_BASIS;
     for (let k = a; k < i; k++) h = Math.imul(h ^ longer.charCodeAt(k), FNV_PRIME);
+    cutsUsed = 0;
     // It ends at the first fixed boundary after a run (both characters kept); a run met before one
     // joins this stretch.
     for (;;) {
+      const runStart = i;
       for (; i < L; i++) {
         const c = longer.charCodeAt(i);
         if (!isSpace(c) || (j < S && c === shorter.charCodeAt(j))) break;
         h = Math.imul(h ^ (c | DELETED), FNV_PRIME);
       }
       const runEnd = i;
+      if (cutsUsed < MAX_CUTS) {
+        cuts[cutsUsed] = runStart - a;
+        cuts[cutsUsed + 1] = runEnd - a;
+      }
+      cutsUsed += 2;
       let joined = false;
       // The first kept character after the run starts no fixed boundary (one of its pair is
       // deleted); from the next on, `before` is the kept character before i.

@@ -159,6 +159,16 @@ describe('whitespace deletions', () => {
     expect(seen.reduce((n, x) => n + x, 0)).toBeLessThan(pretty.length / 4);
   });
 
+  it('of the same stretch in different ways are each counted as what they deleted', async () => {
+    const { loadExactCounter } = await import('../../../src/bpe/count.js');
+    const counter = await loadExactCounter('o200k');
+    const longer = 'x1 \t\n y2, x1 \t\n y2, x1 \t\n y2, x1 \t\n y2';
+    const shorter = 'x1\t\n y2, x1 \ny2, x1 \t y2, x1y2';
+    expect(deletionDelta(longer, shorter, (t) => counter.countNow(t))).toBe(
+      EXACT.o200k(shorter) - EXACT.o200k(longer),
+    );
+  });
+
   it('are only what they say: a change of anything but whitespace, or an added character, is no deletion', () => {
     const none = () => 0;
     expect(deletionDelta('{ "a": 1 }', '{"a":1}', none)).toBe(0);
