@@ -43,8 +43,9 @@ function grown(a: Int32Array): Int32Array<ArrayBuffer> {
  * (the part up to its first `=` or `~`) and the rest, so a leaf's feature is found without building
  * its string. (Split at the first separator, the same string always gives the same two parts, so
  * two leaves whose features are the same string share one id even when a name holds `=` or `~`.)
- * The rests live in one open-addressed table keyed by (head, rest): a few typed arrays and the
- * strings, where a Map per head spent most of smartcrush's time on a large array.
+ * The rests live in one open-addressed table keyed by (head, rest): typed arrays and a pool of
+ * their characters (no strings for the collector to trace), where a Map per head spent most of
+ * smartcrush's time on a large array.
  */
 class FeatureIds {
   /** Head → its number. */
@@ -55,7 +56,11 @@ class FeatureIds {
   private hashes = new Int32Array(1 << 16);
   private headOf = new Int32Array(1 << 16);
   private ids = new Int32Array(1 << 16).fill(-1);
-  private rests: string[] = new Array<string>(1 << 16).fill('');
+  /** Where each slot's rest sits in the pool, and its length: characters, not strings to trace. */
+  private at = new Int32Array(1 << 16);
+  private lengths = new Int32Array(1 << 16);
+  private pool = new Uint16Array(1 << 20);
+  private pooled = 0;
   size = 0;
 
   private head(h: string): number {
@@ -67,33 +72,49 @@ class FeatureIds {
     return n;
   }
 
+  private holds(slot: number, rest: string): boolean {
+    if (this.lengths[slot] !== rest.length) return false;
+    const { pool } = this;
+    const at = this.at[slot]!;
+    for (let i = 0; i < rest.length; i++) if (pool[at + i] !== rest.charCodeAt(i)) return false;
+    return true;
+  }
+
   private idIn(head: number, rest: string): number {
     let h = Math.imul(0x811c9dc5 ^ head, 0x01000193);
     for (let i = 0; i < rest.length; i++) h = Math.imul(h ^ rest.charCodeAt(i), 0x01000193);
     const mask = (1 << this.bits) - 1;
     let slot = (h ^ (h >>> this.bits)) & mask;
     for (; this.ids[slot] !== -1; slot = (slot + 1) & mask)
-      if (this.hashes[slot] === h && this.headOf[slot] === head && this.rests[slot] === rest)
+      if (this.hashes[slot] === h && this.headOf[slot] === head && this.holds(slot, rest))
         return this.ids[slot]!;
     const id = this.size++;
     this.hashes[slot] = h;
     this.headOf[slot] = head;
     this.ids[slot] = id;
-    this.rests[slot] = rest;
+    if (this.pooled + rest.length > this.pool.length) {
+      const grown = new Uint16Array(Math.max(2 * this.pool.length, this.pooled + rest.length));
+      grown.set(this.pool);
+      this.pool = grown;
+    }
+    this.at[slot] = this.pooled;
+    this.lengths[slot] = rest.length;
+    for (let i = 0; i < rest.length; i++) this.pool[this.pooled++] = rest.charCodeAt(i);
     if (this.size * 4 > mask * 3) this.grow(); // at three quarters full
     return id;
   }
 
   /** Twice the slots, every entry placed again by its kept hash. */
   private grow(): void {
-    const { hashes, headOf, ids, rests } = this;
+    const { hashes, headOf, ids, at, lengths } = this;
     this.bits++;
     const size = 1 << this.bits;
     const mask = size - 1;
     this.hashes = new Int32Array(size);
     this.headOf = new Int32Array(size);
     this.ids = new Int32Array(size).fill(-1);
-    this.rests = new Array<string>(size).fill('');
+    this.at = new Int32Array(size);
+    this.lengths = new Int32Array(size);
     for (let old = 0; old < ids.length; old++) {
       if (ids[old] === -1) continue;
       const h = hashes[old]!;
@@ -102,7 +123,8 @@ class FeatureIds {
       this.hashes[slot] = h;
       this.headOf[slot] = headOf[old]!;
       this.ids[slot] = ids[old]!;
-      this.rests[slot] = rests[old]!;
+      this.at[slot] = at[old]!;
+      this.lengths[slot] = lengths[old]!;
     }
   }
 
