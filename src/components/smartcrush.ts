@@ -28,6 +28,25 @@ export type SmartcrushConfig = ConfigOf<typeof CONFIG>;
 const ERROR_SIGNAL =
   /"(?:error|errors|exception|err|fault|failure)"\s*:\s*(?!null\b|false\b|""|\[\s*\]|\{\s*\}|0\b)|:\s*"(?:error|errored|failed|failure|fatal|critical|exception|crashed|timed[ _-]?out)"|\b(?:Traceback|[A-Z]\w*(?:Error|Exception)):/i;
 
+/**
+ * Marks the items that carry an error signal, in one scan of the array's text: a signal never
+ * spans two items (each alternative lies within one key and its value, or one string), so a match
+ * marks the item it starts in, and the scan goes on after that item.
+ */
+function keepSignalled(text: string, items: Items, keep: Uint8Array): void {
+  const { starts, ends, count } = items;
+  const signal = new RegExp(ERROR_SIGNAL.source, 'gi');
+  signal.lastIndex = starts[0]!;
+  let k = 0;
+  for (let m = signal.exec(text); m; m = signal.exec(text)) {
+    while (k < count && ends[k]! <= m.index) k++;
+    if (k === count) return;
+    if (m.index < starts[k]!) continue; // between items: never, by the argument above
+    keep[k] = 1;
+    signal.lastIndex = ends[k]!;
+  }
+}
+
 /** A Kneedle knee weaker than this (normalised distance above the chord) is no knee: stop at K. */
 const MIN_KNEE = 0.05;
 
@@ -57,10 +76,8 @@ export const smartcrush: OutputComponent<SmartcrushConfig> = {
     const n = items.count;
     const { starts, ends } = items;
     const keep = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      if (i < cfg.keep_first || i >= n - cfg.keep_last) keep[i] = 1;
-      else if (ERROR_SIGNAL.test(text.slice(starts[i]!, ends[i]!))) keep[i] = 1;
-    }
+    for (let i = 0; i < n; i++) if (i < cfg.keep_first || i >= n - cfg.keep_last) keep[i] = 1;
+    keepSignalled(text, items, keep);
     for (const i of informative(items, keep)) keep[i] = 1;
     const kept = keep.reduce((a, b) => a + b, 0);
     if (kept === n) return { kind: 'skip', gate: 'every item kept' };

@@ -89,7 +89,11 @@ const record = fc.record(
       'short',
       'a long message about the build of module alpha and its tests',
       'é \\" \n',
+      'KeyError: x',
+      'Traceback:',
     ),
+    // Error signals and the values that are not one.
+    error: fc.constantFrom(null, false, 0, '', 'disk full', [], {}),
     deep: fc.array(fc.array(fc.constantFrom(1, '1', 1.5e300, -0)), { maxLength: 2 }),
   },
   { requiredKeys: ['id'] },
