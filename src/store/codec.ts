@@ -71,8 +71,16 @@ export async function encode(bytes: Buffer, compress: boolean): Promise<Buffer> 
   return packed.length < bytes.length ? packed : bytes;
 }
 
+/**
+ * Stored forms up to this size are gunzipped in place (well under a millisecond's work): the thread
+ * pool's round trip would cost more than the work; larger ones go to the pool, so a long-lived
+ * process keeps answering meanwhile.
+ */
+const SYNC_DECODE_MAX = 256 << 10;
+
 /** The original from its stored form; throws on a damaged gzip stream. */
 export async function decode(raw: Buffer): Promise<Buffer> {
   if (!isGzip(raw)) return raw;
+  if (raw.length <= SYNC_DECODE_MAX) return (await loadZlib()).gunzipSync(raw);
   return raw.length > BIG_CHUNK ? gunzipAsync(raw, { chunkSize: BIG_CHUNK }) : gunzipAsync(raw);
 }

@@ -8,8 +8,17 @@
  * It also holds the one safe way to delete an entry that another process may be re-using at the
  * same moment (evict), and the matching half on the re-use side (refresh).
  */
-import { constants } from 'node:fs';
-import { link, lstat, lutimes, mkdir, open, rename, unlink } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  lutimesSync,
+  openSync,
+  readFile,
+  readFileSync,
+} from 'node:fs';
+import { link, lstat, lutimes, mkdir, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
@@ -34,25 +43,42 @@ export function refusal(code: string, message: string): NodeJS.ErrnoException {
 }
 
 /**
+ * Entries up to this size are read with synchronous calls: open, fstat and one read cost less than
+ * handing each to libuv's thread pool (which a `cg expand` would otherwise start for them alone,
+ * and wait on four times); a larger one is read on the pool so a long-lived process (the MCP
+ * server, the proxy) keeps answering while it loads.
+ */
+const SYNC_READ_MAX = 1 << 20;
+
+/**
  * The bytes of a regular file, never through a link: a link (ELOOP from O_NOFOLLOW) or a
  * non-regular file (a FIFO, a device) reads as EINVAL rather than blocking or streaming forever.
  * O_NONBLOCK keeps the open itself from waiting on a FIFO before fstat can refuse it.
  */
 export async function readRegular(path: string): Promise<Buffer> {
-  let fh: Awaited<ReturnType<typeof open>>;
+  let fd: number;
   try {
-    fh = await open(path, O_RDONLY | O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(path, O_RDONLY | O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     if (codeOf(err) === 'ELOOP') throw refusal('EINVAL', `${path} is a symbolic link, not a store entry`);
     throw err;
   }
+  let large = false;
   try {
-    const st = await fh.stat();
+    const st = fstatSync(fd);
     if (!st.isFile()) throw refusal('EINVAL', `${path} is not a regular file`);
-    return await fh.readFile();
+    large = st.size > SYNC_READ_MAX;
+    if (!large) return readFileSync(fd);
   } finally {
-    await fh.close();
+    if (!large) closeSync(fd);
   }
+  return new Promise((resolve, reject) =>
+    readFile(fd, (err, bytes) => {
+      closeSync(fd);
+      if (err) reject(err);
+      else resolve(bytes);
+    }),
+  );
 }
 
 /**
@@ -87,13 +113,14 @@ export async function ensureRealDir(path: string): Promise<void> {
  * (a read-only store, which no prune can change either) does not make the entry unusable.
  */
 export async function refresh(path: string, now = new Date()): Promise<boolean> {
+  // Two system calls that return at once: synchronous, so a read needs no thread-pool round trip.
   try {
-    await lutimes(path, now, now);
+    lutimesSync(path, now, now);
   } catch (err) {
     if (codeOf(err) === 'ENOENT') return false;
   }
   try {
-    return (await lstat(path)).isFile();
+    return lstatSync(path).isFile();
   } catch {
     return false;
   }

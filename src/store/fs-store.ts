@@ -306,13 +306,7 @@ export function createFsStore(opts: StoreOptions): Store {
         if (result.ok && result.created) await lazyPrune(key).catch(() => undefined);
         return result;
       } catch (err) {
-        const code = codeOf(err);
-        return {
-          ok: false,
-          key,
-          reason: code && UNWRITABLE.has(code) ? 'unwritable' : 'error',
-          detail: messageOf(err),
-        };
+        return failure(key, err);
       }
     },
 

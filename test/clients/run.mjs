@@ -4,7 +4,8 @@
 // or with `--suite proxy` (npm run test:proxy-clients) the proxy (test/proxy/*.real.ts).
 // A client that cannot be installed is reported and its tests are skipped, by name, never passed.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -75,10 +76,19 @@ if (!useNetns) {
   );
   process.exit(1);
 }
+// Where each run's worlds (homes, projects, stores) go: never under /tmp, which Codex's sandbox
+// treats as writable (a store outside its writable roots would be writable after all). A checkout
+// that itself lives under /tmp (a CI rehearsal's clone) puts them in /var/tmp.
+const underTmp = (p) => /^\/(tmp|dev\/shm)(\/|$)/.test(p) || p.startsWith(`${tmpdir()}/`);
+const runs = resolve(
+  process.env.CG_CLIENTS_WORK ||
+    (underTmp(cache) ? mkdtempSync('/var/tmp/cg-clients-runs-') : join(cache, 'runs')),
+);
 const r = spawnSync('unshare', ['-n', 'sh', '-c', inner], {
   stdio: 'inherit',
-  env: { ...process.env, CG_CLIENTS_STATUS: statusFile },
+  env: { ...process.env, CG_CLIENTS_STATUS: statusFile, CG_CLIENTS_WORK: runs },
 });
-// Each run's worlds (homes, projects, stores) go, unless kept to look into: CG_CLIENTS_KEEP=1.
-if (process.env.CG_CLIENTS_KEEP !== '1') rmSync(join(cache, 'runs'), { recursive: true, force: true });
+// Each run's worlds go, unless kept to look into (CG_CLIENTS_KEEP=1) or the place is the caller's.
+if (process.env.CG_CLIENTS_KEEP !== '1' && !process.env.CG_CLIENTS_WORK)
+  rmSync(runs, { recursive: true, force: true });
 process.exit(r.status ?? 1);

@@ -5,7 +5,7 @@
  * the descriptor without Node's stream machinery.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers.js';
@@ -75,6 +75,42 @@ describe('start-up', () => {
     expect(threadsAtExit([BIN], 'hi\n')).toBe(node);
     // The count would show them: a file read through fs/promises starts the pool.
     expect(threadsAtExit(['-e', "require('node:fs/promises').stat('.')"])).toBeGreaterThan(node);
+  });
+
+  it('cg expand KEY reads, unpacks and records a small original without starting the thread pool', () => {
+    const node = threadsAtExit(['-e', '']);
+    if (node === undefined) return;
+    const dir = tempDir();
+    const env = { CG_STORE_DIR: join(dir, 'store'), CG_STATE_DIR: join(dir, 'state') };
+    const key = /<<cg:([0-9a-f]{16})>>/.exec(
+      cg([], { input: seq(20000), storeDir: env.CG_STORE_DIR }).out,
+    )?.[1];
+    expect(key).toBeDefined();
+    expect(run(BIN, ['expand', key!], '', env).out).toBe(seq(20000));
+    expect(threadsAtExit([BIN, 'expand', key!], '', env)).toBe(node);
+    // It still records the expand for cg stats (a pending record, counted by the next reader).
+    expect(readdirSync(join(dir, 'state', 'pending')).some((n) => n.endsWith('.pend'))).toBe(true);
+  });
+
+  it('a compacting hook call loads re2js and gpt-tokenizer through require, sparing the ES module loader', () => {
+    const log = Array.from(
+      { length: 200 },
+      (_, i) => `2026-11-01T08:00:${i % 60} INFO [w-${i % 8}] id=${i * 7919}`,
+    );
+    const payload = JSON.stringify({
+      session_id: 's',
+      cwd: ROOT,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'cat app.log' },
+      tool_response: { stdout: log.join('\n'), stderr: '', interrupted: false, isImage: false },
+    });
+    const r = traceLoads(['hook', 'claude'], payload);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).hookSpecificOutput.updatedToolOutput.stdout).toMatch(/<<cg:[0-9a-f]{16}>>/);
+    expect(r.loaded).toContain('LOAD re2js');
+    expect(r.loaded).toContain('LOAD gpt-tokenizer/encodingParams/constants');
+    expect(r.loaded).not.toMatch(/LOAD file:.*node_modules/);
   });
 
   it('the launcher compiles the bundle from the code cache the build made, which V8 accepts', () => {

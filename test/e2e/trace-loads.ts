@@ -85,7 +85,11 @@ const THREADS = `process.on('exit', () => {
 `;
 
 /** Threads of `node ARGS…` (stdin `input`) as it exits; undefined without Linux's /proc. */
-export function threadsAtExit(args: string[], input = ''): number | undefined {
+export function threadsAtExit(
+  args: string[],
+  input = '',
+  env: Record<string, string> = {},
+): number | undefined {
   if (!existsSync('/proc/self/task')) return undefined;
   const dir = tempDir('cg-e2e-threads-');
   const preload = join(dir, 'threads.cjs');
@@ -97,6 +101,7 @@ export function threadsAtExit(args: string[], input = ''): number | undefined {
       XDG_CONFIG_HOME: join(dir, 'cfg'),
       CG_STORE_DIR: join(dir, 'store'),
       CG_STATE_DIR: join(dir, 'state'),
+      ...env,
     },
   });
   const n = /THREADS (\d+)/.exec(r.stderr.toString())?.[1];

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,14 +10,23 @@ import { resolveStoreDir } from '../../../src/store/location.js';
 import type { StoreOptions } from '../../../src/store/store.js';
 import { tempDir } from '../../helpers.js';
 
-// Every fs/promises function is wrapped in a pass-through spy, so a test can prove a call never
-// reached the filesystem.
+// Every function of fs/promises, and the synchronous calls a small read makes, is wrapped in a
+// pass-through spy, so a test can prove a call never reached the filesystem.
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<Record<string, unknown>>();
   const wrapped: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(actual)) {
     wrapped[name] = typeof value === 'function' ? vi.fn(value as (...args: unknown[]) => unknown) : value;
   }
+  return { ...wrapped, default: wrapped };
+});
+const SYNC_READS = vi.hoisted(
+  () => ['openSync', 'fstatSync', 'readFileSync', 'lstatSync', 'lutimesSync', 'readFile'] as const,
+);
+vi.mock('node:fs', async (importOriginal) => {
+  const actual = await importOriginal<Record<string, unknown>>();
+  const wrapped: Record<string, unknown> = { ...actual };
+  for (const name of SYNC_READS) wrapped[name] = vi.fn(actual[name] as (...args: unknown[]) => unknown);
   return { ...wrapped, default: wrapped };
 });
 
@@ -59,7 +69,9 @@ function tempFiles(dir: string): string[] {
 
 function spiedCalls(): number {
   let n = 0;
-  for (const value of Object.values(fsp)) if (vi.isMockFunction(value)) n += value.mock.calls.length;
+  const sync = fs as unknown as Record<string, unknown>;
+  for (const value of [...Object.values(fsp), ...SYNC_READS.map((name) => sync[name])])
+    if (vi.isMockFunction(value)) n += value.mock.calls.length;
   return n;
 }
 
