@@ -52,16 +52,26 @@ class FeatureIds {
   private readonly heads = new Map<string, number>();
   /** Plain name → its head's number, one table per separator (no `=` or `~` in the name). */
   private readonly byName = { '=': new Map<string, number>(), '~': new Map<string, number>() };
-  private bits = 16;
-  private hashes = new Int32Array(1 << 16);
-  private headOf = new Int32Array(1 << 16);
-  private ids = new Int32Array(1 << 16).fill(-1);
-  /** Where each slot's rest sits in the pool, and its length: characters, not strings to trace. */
-  private at = new Int32Array(1 << 16);
-  private lengths = new Int32Array(1 << 16);
+  private bits: number;
+  /** Four numbers a slot, so one probe reads one cache line: hash, head, id (-1: empty), pool offset. */
+  private slots: Int32Array;
+  /** Each rest as its length, then its characters: nothing for the collector to trace. */
   private pool = new Uint16Array(1 << 20);
   private pooled = 0;
+  private readonly long = new Map<string, number>();
   size = 0;
+
+  /** `expected`: about how many distinct features to make room for at first. */
+  constructor(expected: number) {
+    this.bits = Math.min(22, Math.max(10, Math.ceil(Math.log2(expected + 1)) + 1));
+    this.slots = FeatureIds.empty(1 << this.bits);
+  }
+
+  private static empty(size: number): Int32Array {
+    const slots = new Int32Array(size * 4);
+    for (let s = 2; s < slots.length; s += 4) slots[s] = -1;
+    return slots;
+  }
 
   private head(h: string): number {
     let n = this.heads.get(h);
@@ -72,60 +82,66 @@ class FeatureIds {
     return n;
   }
 
-  private holds(slot: number, rest: string): boolean {
-    if (this.lengths[slot] !== rest.length) return false;
+  private holds(at: number, rest: string): boolean {
     const { pool } = this;
-    const at = this.at[slot]!;
-    for (let i = 0; i < rest.length; i++) if (pool[at + i] !== rest.charCodeAt(i)) return false;
+    if (pool[at] !== rest.length) return false;
+    for (let i = 0; i < rest.length; i++) if (pool[at + 1 + i] !== rest.charCodeAt(i)) return false;
     return true;
   }
 
   private idIn(head: number, rest: string): number {
+    if (rest.length > 0xffff) return this.longId(head, rest);
     let h = Math.imul(0x811c9dc5 ^ head, 0x01000193);
     for (let i = 0; i < rest.length; i++) h = Math.imul(h ^ rest.charCodeAt(i), 0x01000193);
     const mask = (1 << this.bits) - 1;
+    const { slots } = this;
     let slot = (h ^ (h >>> this.bits)) & mask;
-    for (; this.ids[slot] !== -1; slot = (slot + 1) & mask)
-      if (this.hashes[slot] === h && this.headOf[slot] === head && this.holds(slot, rest))
-        return this.ids[slot]!;
+    for (; slots[4 * slot + 2] !== -1; slot = (slot + 1) & mask) {
+      const s = 4 * slot;
+      if (slots[s] === h && slots[s + 1] === head && this.holds(slots[s + 3]!, rest)) return slots[s + 2]!;
+    }
     const id = this.size++;
-    this.hashes[slot] = h;
-    this.headOf[slot] = head;
-    this.ids[slot] = id;
-    if (this.pooled + rest.length > this.pool.length) {
-      const grown = new Uint16Array(Math.max(2 * this.pool.length, this.pooled + rest.length));
+    const s = 4 * slot;
+    slots[s] = h;
+    slots[s + 1] = head;
+    slots[s + 2] = id;
+    slots[s + 3] = this.pooled;
+    if (this.pooled + 1 + rest.length > this.pool.length) {
+      const grown = new Uint16Array(Math.max(2 * this.pool.length, this.pooled + 1 + rest.length));
       grown.set(this.pool);
       this.pool = grown;
     }
-    this.at[slot] = this.pooled;
-    this.lengths[slot] = rest.length;
+    this.pool[this.pooled++] = rest.length;
     for (let i = 0; i < rest.length; i++) this.pool[this.pooled++] = rest.charCodeAt(i);
     if (this.size * 4 > mask * 3) this.grow(); // at three quarters full
     return id;
   }
 
+  /** A rest longer than a pool entry's length can say (a word of a huge string): by a Map. */
+  private longId(head: number, rest: string): number {
+    const key = `${head}:${rest}`;
+    let id = this.long.get(key);
+    if (id === undefined) {
+      id = this.size++;
+      this.long.set(key, id);
+    }
+    return id;
+  }
+
   /** Twice the slots, every entry placed again by its kept hash. */
   private grow(): void {
-    const { hashes, headOf, ids, at, lengths } = this;
+    const old = this.slots;
     this.bits++;
-    const size = 1 << this.bits;
-    const mask = size - 1;
-    this.hashes = new Int32Array(size);
-    this.headOf = new Int32Array(size);
-    this.ids = new Int32Array(size).fill(-1);
-    this.at = new Int32Array(size);
-    this.lengths = new Int32Array(size);
-    for (let old = 0; old < ids.length; old++) {
-      if (ids[old] === -1) continue;
-      const h = hashes[old]!;
+    const mask = (1 << this.bits) - 1;
+    const slots = FeatureIds.empty(1 << this.bits);
+    for (let o = 0; o < old.length; o += 4) {
+      if (old[o + 2] === -1) continue;
+      const h = old[o]!;
       let slot = (h ^ (h >>> this.bits)) & mask;
-      while (this.ids[slot] !== -1) slot = (slot + 1) & mask;
-      this.hashes[slot] = h;
-      this.headOf[slot] = headOf[old]!;
-      this.ids[slot] = ids[old]!;
-      this.at[slot] = at[old]!;
-      this.lengths[slot] = lengths[old]!;
+      while (slots[4 * slot + 2] !== -1) slot = (slot + 1) & mask;
+      slots.set(old.subarray(o, o + 4), 4 * slot);
     }
+    this.slots = slots;
   }
 
   /** The id of the feature string f. */
@@ -153,7 +169,8 @@ class FeatureIds {
  * LONG_STRING `name~word` for each of its words; an item that repeats a key, JSON.parse's view.
  */
 export function itemFeatures(text: string, open: number): Items {
-  const features = new FeatureIds();
+  // Room at first for a distinct feature every 64 characters (records of short fields come near).
+  const features = new FeatureIds(text.length >> 6);
   let lastItem = new Int32Array(1024); // feature id → 1 + the last item that had it
   const starts = new Int32s();
   const ends = new Int32s();

@@ -144,6 +144,21 @@ describe('smartcrush', () => {
   });
 });
 
+describe('smartcrush on words longer than its feature table holds', () => {
+  it('keeps what the plain greedy keeps when items share a 70,000-character word', async () => {
+    const word = 'w'.repeat(70_000);
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      id: i % 4,
+      text: i % 3 === 0 ? `a ${word} b` : `note ${i % 5} of the run, nothing else to say here`,
+    }));
+    const text = JSON.stringify(items);
+    const cfg = { ...smartcrush.defaults, min_tokens: 0 };
+    const r = await smartcrush.run(output(text), cfg, context());
+    expect(r.kind).toBe('rewrite');
+    expect(r.kind === 'rewrite' ? r.text : undefined).toBe(referenceText(text, cfg));
+  });
+});
+
 /** The rewrite the reference choice gives (the old component's layout), or undefined for a skip. */
 function referenceText(text: string, cfg = smartcrush.defaults): string | undefined {
   const kept = referenceKept(text, cfg);
