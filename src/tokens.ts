@@ -9,13 +9,15 @@
  *     1–3 digits, the common pieces of bpe/single-tokens.ts). Finding the pieces needs only the
  *     split rule (bpe/pieces.ts), not the vocabulary; for code, logs and prose the bounds are
  *     within a few per cent of the count, so most decisions need no count at all.
+ *   - deletions (bpe/deletions.ts): when one text is the other with some whitespace deleted (format's
+ *     rewrite), their difference is counted only around the deletions, never over either whole text.
  * Every decision is exact: the bounds only ever answer when they prove the answer the counts
  * would give (test/unit/bpe/bounds.property.test.ts). Special-token text such as `<|endoftext|>`
  * is counted as ordinary text, never rejected. Exact counts are gpt-tokenizer's, in time linear in
  * the text whatever its shape (bpe/count.ts).
  */
 import type { PieceBounds } from './bpe/bounds.js';
-import type { CountFn } from './bpe/count.js';
+import type { ExactCounter } from './bpe/count.js';
 import type { PieceScanner } from './bpe/pieces.js';
 
 export type TokenizerName = 'o200k' | 'cl100k';
@@ -44,13 +46,15 @@ export interface Tokens {
   atMost(text: string): Promise<number>;
   /** Lower and upper bounds on tokens(text) from its pieces (both at once: one pass). */
   bounds(text: string): Promise<PieceBounds>;
+  /** Whether text has more than n pre-split pieces (so more than n tokens), scanning no further than that takes. */
+  piecesAbove(text: string, n: number): Promise<boolean>;
   /** How many exact counts were needed (for --verbose and tests of laziness). */
   readonly exactCounts: number;
 }
 
-const loaded = new Map<TokenizerName, Promise<CountFn>>();
+const loaded = new Map<TokenizerName, Promise<ExactCounter>>();
 
-function loadCounter(name: TokenizerName): Promise<CountFn> {
+function loadCounter(name: TokenizerName): Promise<ExactCounter> {
   let p = loaded.get(name);
   if (!p) {
     p = import('./bpe/count.js').then((m) => m.loadExactCounter(name));
@@ -75,6 +79,12 @@ function loadScanner(name: TokenizerName): Promise<PieceScanner> {
 }
 
 const NO_PIECES: PieceBounds = { pieces: 0, lower: 0, upper: 0 };
+
+/**
+ * Texts longer than this (UTF-16 units) are not bounded piece by piece: on them a pass over the
+ * pieces costs about what counting costs, so only the cheaper shortcuts are tried before a count.
+ */
+export const BOUNDS_MAX_CHARS = 1 << 18;
 
 /**
  * Below this many UTF-16 units a text's byte length is measured each time it is asked for; above,
@@ -127,14 +137,16 @@ export function fewerByBytes(aBytes: number, bBytes: number): boolean | undefine
 export function createTokens(name: TokenizerName = 'o200k'): Tokens {
   const cache = new Map<string, number>();
   const bounded = new Map<string, PieceBounds>();
+  /** Large texts known to have at least this many pieces (a scan that stopped once it had them). */
+  const piecesSeen = new Map<string, number>();
   let exact = 0;
   const count = async (text: string): Promise<number> => {
     if (text.length === 0) return 0;
     const hit = cache.get(text);
     if (hit !== undefined) return hit;
-    const fn = await loadCounter(name);
+    const counter = await loadCounter(name);
     exact++;
-    const n = await fn(text);
+    const n = await counter.count(text);
     cache.set(text, n);
     return n;
   };
@@ -149,6 +161,33 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
     bounded.set(text, b);
     return b;
   };
+  /** Whether text has more than n pieces, scanning only as far as it takes. */
+  const scanPiecesAbove = async (text: string, n: number): Promise<boolean> => {
+    if (text.length <= n) return false;
+    // The pipeline asks again what a component just asked (toon's check, then never-worse).
+    const seen = piecesSeen.get(text);
+    if (seen !== undefined && seen > n) return true;
+    const scanner = await loadScanner(name);
+    let pieces = 0;
+    for (let i = 0; i < text.length; i = scanner.end(text, i))
+      if (++pieces > n) {
+        if (text.length > BOUNDS_MAX_CHARS) piecesSeen.set(text, pieces);
+        return true;
+      }
+    return false;
+  };
+  /**
+   * Whether text has more than n pieces (so more than n tokens), scanning only as far as it takes.
+   * Worth trying only where it may succeed early: a piece is at least one UTF-16 unit, and prose,
+   * code and logs have three or more to the piece.
+   */
+  const piecesAbove = async (text: string, n: number): Promise<boolean> => {
+    if (text.length <= n) return false;
+    const known = bounded.get(text);
+    if (known) return known.pieces > n;
+    if (n * 4 > text.length && text.length > BOUNDS_MAX_CHARS) return false;
+    return scanPiecesAbove(text, n);
+  };
   return {
     name,
     count,
@@ -162,18 +201,38 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
       const bytes = byteLength(text);
       if (bytes <= limit) return false;
       if (Math.ceil(bytes / MAX_TOKEN_BYTES) > limit) return true;
-      const b = await bounds(text);
-      if (b.lower > limit) return true;
-      if (b.upper <= limit) return false;
+      if (await piecesAbove(text, limit)) return true;
+      if (text.length <= BOUNDS_MAX_CHARS && (await bounds(text)).upper <= limit) return false;
       return (await count(text)) > limit;
     },
     async fewer(a, b) {
-      const byBytes = fewerByBytes(byteLength(a), byteLength(b));
+      const aBytes = byteLength(a);
+      const byBytes = fewerByBytes(aBytes, byteLength(b));
       if (byBytes !== undefined) return byBytes;
-      const [ab, bb] = await Promise.all([bounds(a), bounds(b)]);
-      if (ab.upper < bb.lower) return true;
-      if (ab.lower >= bb.upper) return false;
-      return (await count(a)) < (await count(b));
+      if (await piecesAbove(b, aBytes)) return true;
+      if (a.length < b.length) {
+        // A whitespace deletion (format's rewrite) is counted only where it deleted (bpe/deletions.ts).
+        const [{ deletionDelta }, counter] = await Promise.all([
+          import('./bpe/deletions.js'),
+          loadCounter(name),
+        ]);
+        const d = deletionDelta(b, a, (t) => counter.countNow(t));
+        if (d !== undefined) {
+          exact++;
+          return d < 0;
+        }
+      }
+      if (a.length <= BOUNDS_MAX_CHARS && b.length <= BOUNDS_MAX_CHARS) {
+        const [ab, bb] = await Promise.all([bounds(a), bounds(b)]);
+        if (ab.upper < bb.lower) return true;
+        if (ab.lower >= bb.upper) return false;
+      }
+      const na = await count(a);
+      // b's pieces bound its tokens from below: when it has more of them than a has tokens, a is
+      // fewer, found by scanning b's pieces only as far as that (a third of what counting b costs).
+      if (b.length > BOUNDS_MAX_CHARS && !cache.has(b) && (await scanPiecesAbove(b, na))) return true;
+      return na < (await count(b));
     },
+    piecesAbove,
   };
 }

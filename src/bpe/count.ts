@@ -7,8 +7,9 @@
  * length (250,000 'a' took minutes). Here the same steps run on cg's own parts: the pieces of
  * pieces.ts (the regex's cuts, found without it on ASCII text), the vocabulary as a binary table
  * (table.ts, read in milliseconds instead of the 2.4 MB module's 0.2–0.4 s), and the merge of
- * merge.ts (the same merges in O(n log n)). Every rule is gpt-tokenizer's, checked against it by
- * test/unit/bpe/count.test.ts over random and corpus text.
+ * merge.ts (the same merges in O(n log n)), each distinct short piece merged once (piece-memo.ts).
+ * Every rule is gpt-tokenizer's, checked against it by test/unit/bpe/count.test.ts over random and
+ * corpus text.
  *
  * One piece is handed to gpt-tokenizer itself: a short one holding a byte-order mark, where
  * gpt-tokenizer's lookup drops a leading BOM from byte ranges mid-merge (table.ts) in a way that
@@ -18,11 +19,19 @@
 import { readFileSync } from 'node:fs';
 import type { TokenizerName } from '../tokens.js';
 import { countMergedParts } from './merge.js';
+import { PieceMemo } from './piece-memo.js';
 import { PieceScanner } from './pieces.js';
 import { BpeTable, type RankList } from './table.js';
 import { Vocabulary } from './vocab.js';
 
-export type CountFn = (text: string) => Promise<number>;
+/** An exact counter of one encoding. */
+export interface ExactCounter {
+  /** tokens(text) (loads gpt-tokenizer first when the text holds a byte-order mark; see above). */
+  count(text: string): Promise<number>;
+  /** tokens(text) now, or undefined when the text holds a byte-order mark (use count). */
+  countNow(text: string): number | undefined;
+  readonly scanner: PieceScanner;
+}
 
 /** Pieces of this many UTF-16 units or more are never handed to gpt-tokenizer's quadratic merge. */
 export const LONG_PIECE = 48;
@@ -71,10 +80,11 @@ function hasLoneSurrogate(text: string, s: number, e: number): boolean {
 }
 
 /** Loads the vocabulary table and returns the exact counter. */
-export async function loadExactCounter(name: TokenizerName): Promise<CountFn> {
+export async function loadExactCounter(name: TokenizerName): Promise<ExactCounter> {
   const [table, split] = await Promise.all([loadTable(name), loadSplit(name)]);
   const scanner = new PieceScanner(name, split);
   const vocab = new Vocabulary(table);
+  const merged = new PieceMemo();
   let reference: ((text: string) => number) | undefined;
   let bytes = new Uint8Array(4096);
 
@@ -97,12 +107,14 @@ export async function loadExactCounter(name: TokenizerName): Promise<CountFn> {
       whole = !hasLoneSurrogate(text, s, e);
     }
     if (whole && table.textRank(bytes, 0, n) !== -1) return 1;
-    return countMergedParts(vocab.byteParts(bytes, 0, n), vocab.mergeRank);
+    const known = merged.get(bytes, n);
+    if (known !== -1) return known;
+    const count = countMergedParts(vocab.byteParts(bytes, 0, n), vocab.mergeRank);
+    merged.set(bytes, n, count);
+    return count;
   };
 
-  return async (text) => {
-    // A byte-order mark: have the reference ready before counting (see the header).
-    if (!reference && text.includes('\ufeff')) reference = await loadReference(name);
+  const countAll = (text: string): number => {
     let total = 0;
     for (let s = 0; s < text.length; ) {
       const e = scanner.end(text, s);
@@ -110,5 +122,17 @@ export async function loadExactCounter(name: TokenizerName): Promise<CountFn> {
       s = e;
     }
     return total;
+  };
+
+  return {
+    scanner,
+    async count(text) {
+      // A byte-order mark: have the reference ready before counting (see the header).
+      if (!reference && text.includes('\ufeff')) reference = await loadReference(name);
+      return countAll(text);
+    },
+    countNow(text) {
+      return !reference && text.includes('\ufeff') ? undefined : countAll(text);
+    },
   };
 }

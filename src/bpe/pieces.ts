@@ -193,14 +193,25 @@ export class PieceScanner {
  * Whether p is a piece boundary of text in both encodings whatever came before it: the character
  * before p is an ASCII letter or digit and the one at p cannot continue its run. A letter belongs to
  * a letter alternative, which only letters, marks or a contraction's apostrophe extend; a digit to
- * `\p{N}{1,3}`, which only digits extend. (So a piece ends at p, and the next starts there.)
+ * `\p{N}{1,3}`, which only digits extend. (So a piece ends at p, and the next starts there.) A
+ * non-ASCII character at p may be a letter, a mark or a digit: never a fixed boundary.
  */
 export function isFixedBoundary(text: string, p: number): boolean {
   if (p <= 0 || p >= text.length) return p === 0 || p === text.length;
-  const before = cls(text, p - 1);
-  const at = cls(text, p);
-  if (before === UP || before === LO)
-    return at !== UP && at !== LO && at !== WIDE && at !== END && text.charCodeAt(p) !== 0x27;
-  if (before === DIGIT) return at !== DIGIT && at !== WIDE && at !== END;
-  return false;
+  return fixedAt(text, p);
+}
+
+/** isFixedBoundary for 0 < p < text.length, on char codes alone (the hot loop of deletions.ts). */
+export function fixedAt(text: string, p: number): boolean {
+  return fixedPair(text.charCodeAt(p - 1), text.charCodeAt(p));
+}
+
+/** Whether a boundary between the characters `before` and `at` is fixed (see isFixedBoundary). */
+export function fixedPair(before: number, at: number): boolean {
+  if (at >= 0x80) return false;
+  if (before >= 0x30 && before <= 0x39) return at < 0x30 || at > 0x39;
+  const letter = before | 0x20;
+  if (letter < 0x61 || letter > 0x7a) return false;
+  const low = at | 0x20;
+  return (low < 0x61 || low > 0x7a) && at !== 0x27;
 }

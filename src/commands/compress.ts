@@ -255,7 +255,7 @@ export async function compactAndWrite(
     await writeOut(input);
     return { ...meta, events, input: text, output: text, changed: false, error: filters.error };
   }
-  if (result.changed) await writeOut(result.output);
+  if (result.changed) await writeText(result.output);
   else await writeOut(input);
   if (flags.explain)
     process.stderr.write(await explainTable(events, text, result.output, config.tokenizer, flags.tokenizer));
@@ -268,4 +268,22 @@ export async function compactAndWrite(
     output: result.output,
     changed: result.changed,
   };
+}
+
+/** Slices of this many UTF-16 units: the largest UTF-8 copy a write of a rewritten text makes. */
+const WRITE_SLICE = 1 << 22;
+
+/**
+ * Writes a rewritten text in slices (never inside a surrogate pair), so its UTF-8 is never one
+ * more copy the size of the output (37 MB of compacted JSON, 60 MB of a request body).
+ */
+async function writeText(text: string): Promise<void> {
+  if (text.length <= WRITE_SLICE) return writeOut(text);
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + WRITE_SLICE);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
+    await writeOut(text.slice(at, end));
+    at = end;
+  }
 }

@@ -12,7 +12,9 @@
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
 import { type ConfigOf, integer, section } from '../config/fields.js';
-import { type JsonArray, type JsonNode, parseJsonSpans, toValue } from '../json/spans.js';
+import { type Items, itemFeatures } from '../json/item-features.js';
+import { QUOTE, scanString, skipJsonSpace } from '../json/lexical.js';
+import { scanJson, trimmedRange } from '../json/text.js';
 
 const CONFIG = section({
   min_items: integer({ min: 1 }).or(5),
@@ -26,10 +28,27 @@ export type SmartcrushConfig = ConfigOf<typeof CONFIG>;
 const ERROR_SIGNAL =
   /"(?:error|errors|exception|err|fault|failure)"\s*:\s*(?!null\b|false\b|""|\[\s*\]|\{\s*\}|0\b)|:\s*"(?:error|errored|failed|failure|fatal|critical|exception|crashed|timed[ _-]?out)"|\b(?:Traceback|[A-Z]\w*(?:Error|Exception)):/i;
 
+/**
+ * Marks the items that carry an error signal, in one scan of the array's text: a signal never
+ * spans two items (each alternative lies within one key and its value, or one string), so a match
+ * marks the item it starts in, and the scan goes on after that item.
+ */
+function keepSignalled(text: string, items: Items, keep: Uint8Array): void {
+  const { starts, ends, count } = items;
+  const signal = new RegExp(ERROR_SIGNAL.source, 'gi');
+  signal.lastIndex = starts[0]!;
+  let k = 0;
+  for (let m = signal.exec(text); m; m = signal.exec(text)) {
+    while (k < count && ends[k]! <= m.index) k++;
+    if (k === count) return;
+    if (m.index < starts[k]!) continue; // between items: never, by the argument above
+    keep[k] = 1;
+    signal.lastIndex = ends[k]!;
+  }
+}
+
 /** A Kneedle knee weaker than this (normalised distance above the chord) is no knee: stop at K. */
 const MIN_KNEE = 0.05;
-/** Strings longer than this add their words as features, not only the whole value. */
-const LONG_STRING = 40;
 
 export const smartcrush: OutputComponent<SmartcrushConfig> = {
   name: 'smartcrush',
@@ -46,35 +65,29 @@ export const smartcrush: OutputComponent<SmartcrushConfig> = {
 
   async run(o, cfg, ctx): Promise<Outcome> {
     const text = o.text;
-    let root: JsonNode;
-    try {
-      root = parseJsonSpans(text);
-    } catch {
-      return { kind: 'skip', gate: 'not JSON' };
-    }
-    const arr = mainArray(root);
-    if (!arr || arr.items.length < Math.max(2, cfg.min_items))
+    const arr = mainArray(text);
+    if (arr === 'not JSON') return { kind: 'skip', gate: 'not JSON' };
+    const items = arr && itemFeatures(text, arr.start);
+    if (!arr || !items || items.count < Math.max(2, cfg.min_items))
       return { kind: 'skip', gate: 'no array of min_items' };
     if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(text, cfg.min_tokens - 1)))
       return { kind: 'skip', gate: 'under min_tokens' };
 
-    const items = arr.items;
-    const n = items.length;
+    const n = items.count;
+    const { starts, ends } = items;
     const keep = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      if (i < cfg.keep_first || i >= n - cfg.keep_last) keep[i] = 1;
-      else if (ERROR_SIGNAL.test(text.slice(items[i]!.start, items[i]!.end))) keep[i] = 1;
-    }
+    for (let i = 0; i < n; i++) if (i < cfg.keep_first || i >= n - cfg.keep_last) keep[i] = 1;
+    keepSignalled(text, items, keep);
     for (const i of informative(items, keep)) keep[i] = 1;
     const kept = keep.reduce((a, b) => a + b, 0);
     if (kept === n) return { kind: 'skip', gate: 'every item kept' };
 
     // The array's own whitespace: before the first item, between items, after the last.
-    const lead = text.slice(arr.start + 1, items[0]!.start);
-    const sep = text.slice(items[0]!.end, items[1]!.start);
-    const trail = text.slice(items[n - 1]!.end, arr.end - 1);
+    const lead = text.slice(arr.start + 1, starts[0]!);
+    const sep = text.slice(ends[0]!, starts[1]!);
+    const trail = text.slice(ends[n - 1]!, arr.end - 1);
     const parts: string[] = [];
-    for (let i = 0; i < n; i++) if (keep[i]) parts.push(text.slice(items[i]!.start, items[i]!.end));
+    for (let i = 0; i < n; i++) if (keep[i]) parts.push(text.slice(starts[i]!, ends[i]!));
     const body = `${text.slice(0, arr.start + 1)}${lead}${parts.join(sep)}${trail}${text.slice(arr.end - 1)}`;
     const eol = text.includes('\r\n') ? '\r\n' : '\n';
     const trimmed = body.replace(/\s+$/, '');
@@ -88,38 +101,35 @@ export const smartcrush: OutputComponent<SmartcrushConfig> = {
   },
 };
 
-/** The array to crush: the root array, or the largest array member of a root object. */
-function mainArray(root: JsonNode): JsonArray | undefined {
-  if (root.type === 'array') return root;
-  if (root.type !== 'object') return undefined;
-  let best: JsonArray | undefined;
-  for (const m of root.members) {
-    const v = m.value;
-    if (v.type === 'array' && (!best || v.end - v.start > best.end - best.start)) best = v;
-  }
-  // Only when the array is most of the object: otherwise the "rest" is what matters.
-  return best && (best.end - best.start) * 2 > root.end - root.start ? best : undefined;
+interface Span {
+  start: number;
+  end: number;
 }
 
-/** The content features of one item: leaf `key=value` pairs, plus the words of long strings. */
-function features(item: JsonNode): Set<string> {
-  const out = new Set<string>();
-  const stack: [unknown, string][] = [[toValue(item), '']];
-  for (let job = stack.pop(); job; job = stack.pop()) {
-    const [v, key] = job;
-    if (Array.isArray(v)) {
-      for (const x of v) stack.push([x, key]);
-    } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) stack.push([x, k]);
-    } else {
-      const s = String(v);
-      out.add(`${key}=${s.slice(0, 100)}`);
-      if (typeof v === 'string' && s.length > LONG_STRING) {
-        for (const w of s.toLowerCase().match(/[a-z0-9_]{3,}/g) ?? []) out.add(`${key}~${w}`);
-      }
-    }
+/**
+ * The array to crush: the root array, or the largest array member of a root object when it is most
+ * of the object (otherwise the "rest" is what matters); 'not JSON' when the text is not one JSON
+ * value. Found on the text (scanJson, which accepts what JSON.parse accepts): no tree is built.
+ */
+function mainArray(text: string): Span | undefined | 'not JSON' {
+  const [first, last] = trimmedRange(text);
+  const scan = first < last ? scanJson(text, first) : undefined;
+  if (!scan?.ok || scan.end !== last) return 'not JSON';
+  const c = text.charCodeAt(first);
+  if (c === 0x5b) return { start: first, end: last };
+  if (c !== 0x7b) return undefined;
+  let best: Span | undefined;
+  let i = skipJsonSpace(text, first + 1);
+  while (text.charCodeAt(i) === QUOTE) {
+    i = skipJsonSpace(text, skipJsonSpace(text, scanString(text, i)) + 1); // past the key and colon
+    const v = scanJson(text, i);
+    if (!v.ok) return 'not JSON'; // never: the whole text is valid
+    if (text.charCodeAt(i) === 0x5b && (!best || v.end - i > best.end - best.start))
+      best = { start: i, end: v.end };
+    i = skipJsonSpace(text, v.end);
+    if (text.charCodeAt(i) === 0x2c) i = skipJsonSpace(text, i + 1);
   }
-  return out;
+  return best && (best.end - best.start) * 2 > last - first ? best : undefined;
 }
 
 /**
@@ -127,20 +137,20 @@ function features(item: JsonNode): Set<string> {
  * gains only shrink, so a stale gain is an upper bound), cut at the Kneedle knee of the coverage
  * curve. Ties go to the earlier item, so the choice is deterministic.
  */
-export function informative(items: readonly JsonNode[], keep: Uint8Array): number[] {
-  const covered = new Set<string>();
-  const feats = items.map((item, i) => {
-    const f = features(item);
-    if (keep[i]) for (const x of f) covered.add(x);
-    return f;
-  });
+export function informative(items: Items, keep: Uint8Array): number[] {
+  const { at, ids } = items;
+  const covered = new Uint8Array(items.features);
+  const cover = (i: number) => {
+    for (let k = at[i]!; k < at[i + 1]!; k++) covered[ids[k]!] = 1;
+  };
+  for (let i = 0; i < items.count; i++) if (keep[i]) cover(i);
   const gainOf = (i: number) => {
     let g = 0;
-    for (const x of feats[i]!) if (!covered.has(x)) g++;
+    for (let k = at[i]!; k < at[i + 1]!; k++) g += 1 - covered[ids[k]!]!;
     return g;
   };
   const heap: [number, number][] = [];
-  for (let i = 0; i < items.length; i++) if (!keep[i]) heapPush(heap, [gainOf(i), i]);
+  for (let i = 0; i < items.count; i++) if (!keep[i]) heapPush(heap, [gainOf(i), i]);
   const picks: number[] = [];
   const curve: number[] = [0];
   while (heap.length > 0) {
@@ -154,7 +164,7 @@ export function informative(items: readonly JsonNode[], keep: Uint8Array): numbe
     }
     const gain = fresh[0];
     picks.push(top[1]);
-    for (const x of feats[top[1]]!) covered.add(x);
+    cover(top[1]);
     curve.push(curve[curve.length - 1]! + gain);
   }
   return picks.slice(0, knee(curve));

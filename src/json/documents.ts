@@ -28,7 +28,23 @@ export interface JsonDocument {
 const SCAN_BUDGET_FACTOR = 4;
 const FENCE_OPEN = /^ {0,3}(```+|~~~+)[ \t]*json[ \t]*\r?$/gm;
 
-export function jsonDocuments(text: string): JsonDocument[] {
+/**
+ * The last text's documents: format finds them, then the pipeline's check of format's claim asks
+ * for the same text's (a 50 MB document is a 0.3 s scan). Computed here either way, never taken
+ * from the caller, so the check still rests on this rule alone.
+ */
+let lastText: string | undefined;
+let lastDocs: readonly JsonDocument[] = [];
+
+export function jsonDocuments(text: string): readonly JsonDocument[] {
+  if (text !== lastText) {
+    lastDocs = findDocuments(text);
+    lastText = text;
+  }
+  return lastDocs;
+}
+
+function findDocuments(text: string): JsonDocument[] {
   const [first, last] = trimmedRange(text);
   const c = text.charCodeAt(first);
   if (c === OPEN_BRACE || c === OPEN_BRACKET) {

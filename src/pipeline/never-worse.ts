@@ -5,7 +5,7 @@
  * original it came from, which keeps cg(cg(x)) == cg(x).
  */
 import { hint, marker } from '../store/marker.js';
-import { byteLength, fewerByBytes, type Tokens } from '../tokens.js';
+import { BOUNDS_MAX_CHARS, byteLength, fewerByBytes, type Tokens } from '../tokens.js';
 
 export interface TagBound {
   /** The tag with a placeholder key: its bytes bound its tokens whatever the key. */
@@ -41,16 +41,18 @@ export async function fewerWithTag(
   const upperBytes = byteLength(bare) + byteLength(tag.sample);
   const byBytes = fewerByBytes(upperBytes, byteLength(input));
   if (byBytes !== undefined) return byBytes;
-  const [b, k, i] = await Promise.all([
-    tokens.bounds(bare),
-    tokens.bounds(tag.keyless),
-    tokens.bounds(input),
-  ]);
   // The final text is bare + a tag of exactly sample's bytes, so bytes bound its tokens too.
-  if (upperBytes < i.pieces) return true;
+  if (await tokens.piecesAbove(input, upperBytes)) return true;
   const slack = 16 * tag.keys + 2;
-  if (b.upper + k.upper + slack < i.lower) return true;
-  if (b.lower + k.lower + slack >= i.upper) return false;
+  if (input.length <= BOUNDS_MAX_CHARS) {
+    const [b, k, i] = await Promise.all([
+      tokens.bounds(bare),
+      tokens.bounds(tag.keyless),
+      tokens.bounds(input),
+    ]);
+    if (b.upper + k.upper + slack < i.lower) return true;
+    if (b.lower + k.lower + slack >= i.upper) return false;
+  }
   const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + slack;
   return upper < (await tokens.count(input));
 }

@@ -39,6 +39,23 @@ describe('tokens', () => {
     }
   });
 
+  it('decides a large rewrite fewer by counting only it when the input has more pieces than it has tokens', async () => {
+    // TOON-like rows against the JSON they came from: neither bytes nor a deletion decide.
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({
+      id: i,
+      sha: (i * 2654435761).toString(16),
+      ok: i % 3,
+    }));
+    const json = JSON.stringify(rows);
+    const table = rows.map((r) => `${r.id},${r.sha},${r.ok}`).join('\n');
+    const t = createTokens('o200k');
+    expect(await t.fewer(table, json)).toBe(true);
+    expect(t.exactCounts).toBe(1);
+    expect(await t.count(table)).toBeLessThan(await createTokens('o200k').count(json));
+    // Not fewer the other way round, which still counts both.
+    expect(await t.fewer(json, table)).toBe(false);
+  });
+
   it('counts exactly when the bounds cannot decide', async () => {
     const t = createTokens('o200k');
     const text = 'the quick brown fox jumps over the lazy dog '.repeat(20);

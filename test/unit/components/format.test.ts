@@ -2,9 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/component.js';
 import { format } from '../../../src/components/format.js';
+import { compactText } from '../../../src/engine.js';
 import { ConfigError } from '../../../src/errors.js';
 import { jsonDocuments } from '../../../src/json/documents.js';
 import { compactJson, MAX_JSON_DEPTH, scanJson } from '../../../src/json/text.js';
+import { createTokens } from '../../../src/tokens.js';
 import { context, corpusPath, HAS_CORPUS, output } from '../../helpers.js';
 
 const cfg = format.defaults;
@@ -234,6 +236,23 @@ describe('scanJson', () => {
       const pretty = JSON.stringify(value, null, 1);
       expect(compactJson(pretty, 0, pretty.length)).toBe(JSON.stringify(value));
     }
+  });
+});
+
+describe('format in the pipeline', () => {
+  it('is kept on a pretty array after a never-worse decision that counts neither whole text, where bounds cannot decide', async () => {
+    // Words of Japanese: pieces the bounds price at 1 to 3 tokens a character, so they never decide.
+    const value = Array.from({ length: 3000 }, (_, i) => ({
+      id: i,
+      note: `日本語のテキスト${i}番目の項目です`,
+    }));
+    const pretty = `${JSON.stringify(value, null, 2)}\n`;
+    const tokens = createTokens('o200k');
+    const r = await compactText(pretty, { components: 'format', store: null, tokens, format: 'text' });
+    expect(r.output).toBe(`${JSON.stringify(value)}\n`);
+    // One count, over the stretches around the deletions (bpe/deletions.ts): before, both texts.
+    expect(tokens.exactCounts).toBe(1);
+    expect(await tokens.count(r.output)).toBeLessThan(await tokens.count(pretty));
   });
 });
 

@@ -4,7 +4,9 @@ import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/component.js';
 import { format } from '../../../src/components/format.js';
 import { type ToonConfig, toon } from '../../../src/components/toon.js';
+import { compactText } from '../../../src/engine.js';
 import { sameJson, unproven } from '../../../src/pipeline/lossless.js';
+import { createTokens } from '../../../src/tokens.js';
 import { context, corpusPath, HAS_CORPUS, output } from '../../helpers.js';
 
 const cfg = toon.defaults;
@@ -158,6 +160,23 @@ describe('sameJson', () => {
     expect(sameJson({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(false);
     expect(sameJson([1, 2], { 0: 1, 1: 2 })).toBe(false);
     expect(sameJson({ a: '1' }, { a: 1 })).toBe(false);
+  });
+});
+
+describe('toon in the pipeline', () => {
+  it('asks of compact JSON the never-worse question itself, so the rewrite is counted once in the run', async () => {
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({
+      id: i,
+      sha: (i * 2654435761).toString(16),
+      ok: i % 3,
+    }));
+    const text = `${JSON.stringify(rows)}\n`;
+    const tokens = createTokens('o200k');
+    const r = await compactText(text, { components: 'toon', store: null, tokens, format: 'text' });
+    expect(r.changed).toBe(true);
+    expect(decode(r.output.trimEnd())).toEqual(rows);
+    // The table is counted once (toon's own check); the JSON's pieces are only scanned.
+    expect(tokens.exactCounts).toBe(1);
   });
 });
 

@@ -1,0 +1,160 @@
+/**
+ * How many tokens a text gains or loses when some of its whitespace is deleted (format's rewrite:
+ * pretty JSON made compact), counted only where the deletions are.
+ *
+ * Why that is exact: a token never spans two pieces, so a text's count is the sum over any split of
+ * it at piece boundaries that every encoding keeps whatever comes before — a "fixed" boundary
+ * (pieces.ts: an ASCII letter or digit, then a character that cannot continue its run). Counting a
+ * stretch between two fixed boundaries on its own gives its pieces in the whole text (the regexes
+ * have no look-behind, and a cut after a letter or digit is one no end-of-input test can move: see
+ * count.ts). So split the longer text at the fixed boundaries around each deleted run, and the
+ * shorter one at the same characters (they are never deleted): the stretches between deletions are
+ * the same text in both and count the same; only the stretches holding deletions differ. The
+ * difference of the two texts' counts is the sum of those stretches' differences — exact, without
+ * counting the rest. Stretches repeat (`",\n    "name` → `","name` on every line of a pretty array),
+ * so each distinct pair is counted once.
+ *
+ * One pass over both texts finds the deleted runs and the stretches around them as it goes (no list
+ * of runs is built: a 50 MB pretty array has four million of them).
+ */
+
+import { fixedAt, fixedPair } from './pieces.js';
+
+/** Stretch pairs remembered per call (a power of two): past half of it, each is counted as it comes. */
+const MEMO_SLOTS = 1 << 17;
+/** Deleted runs a remembered stretch may hold (two numbers each). */
+const MAX_CUTS = 32;
+
+const FNV_BASIS = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+/** Mixed into the hash for a deleted character: a stretch's hash then covers both texts' stretches. */
+const DELETED = 0x10000;
+
+/** The whitespace a deletion may remove: ASCII space, tab, LF, VT, FF, CR. */
+function isSpace(c: number): boolean {
+  return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+}
+
+/** Counts a stretch on its own; undefined when it cannot now (then neither can deletionDelta). */
+export type StretchCount = (text: string) => number | undefined;
+
+/**
+ * tokens(shorter) − tokens(longer) when shorter is longer with some of its ASCII whitespace deleted;
+ * undefined when it is not (or `count` cannot count a stretch). Which characters count as deleted
+ * is decided greedily — a character is kept while it matches, deleted only when it is whitespace
+ * that does not — and any alignment that spells shorter gives the same difference.
+ */
+export function deletionDelta(longer: string, shorter: string, count: StretchCount): number | undefined {
+  const L = longer.length;
+  const S = shorter.length;
+  // Stretch pairs by hash, open-addressed: slot → the pair's hash, where it sits in the pool (the
+  // longer stretch's characters, then where its deleted runs start and end), and its delta. The
+  // shorter stretch is the longer one without those runs, so the two texts are compared as that.
+  const hashes = new Int32Array(MEMO_SLOTS);
+  const at = new Int32Array(MEMO_SLOTS).fill(-1);
+  const longLength = new Int32Array(MEMO_SLOTS);
+  const cutCount = new Int32Array(MEMO_SLOTS);
+  const deltas = new Int32Array(MEMO_SLOTS);
+  let pool = new Uint16Array(1 << 16);
+  let pooled = 0;
+  let remembered = 0;
+  /** The current stretch's deleted runs, as offsets from its start: [start, end) pairs. */
+  const cuts = new Uint16Array(MAX_CUTS);
+  let cutsUsed = 0;
+  const sameAs = (slot: number, a: number, b: number): boolean => {
+    if (longLength[slot] !== b - a || cutCount[slot] !== cutsUsed) return false;
+    let p = at[slot]!;
+    for (let k = a; k < b; k++) if (pool[p++] !== longer.charCodeAt(k)) return false;
+    for (let k = 0; k < cutsUsed; k++) if (pool[p++] !== cuts[k]) return false;
+    return true;
+  };
+  const remember = (slot: number, h: number, a: number, b: number, d: number) => {
+    const need = pooled + (b - a) + cutsUsed;
+    if (need > pool.length) {
+      const grown = new Uint16Array(Math.max(need, 2 * pool.length));
+      grown.set(pool);
+      pool = grown;
+    }
+    hashes[slot] = h;
+    at[slot] = pooled;
+    longLength[slot] = b - a;
+    cutCount[slot] = cutsUsed;
+    deltas[slot] = d;
+    for (let k = a; k < b; k++) pool[pooled++] = longer.charCodeAt(k);
+    for (let k = 0; k < cutsUsed; k++) pool[pooled++] = cuts[k]!;
+    remembered++;
+  };
+  /** tokens(shorter[sa, sb)) − tokens(longer[a, b)), memoised by the pair (h: its hash). */
+  const differenceOf = (h: number, a: number, b: number, sa: number, sb: number): number | undefined => {
+    // A stretch too long for 16-bit offsets, or with too many runs, is counted every time.
+    const memoised = cutsUsed <= MAX_CUTS && b - a < 0x10000;
+    let slot = (h ^ (h >>> 15)) & (MEMO_SLOTS - 1);
+    if (memoised)
+      for (; at[slot] !== -1; slot = (slot + 1) & (MEMO_SLOTS - 1))
+        if (hashes[slot] === h && sameAs(slot, a, b)) return deltas[slot];
+    const x = count(longer.slice(a, b));
+    const y = count(shorter.slice(sa, sb));
+    if (x === undefined || y === undefined) return undefined;
+    if (memoised && remembered < MEMO_SLOTS >> 1) remember(slot, h, a, b, y - x);
+    return y - x;
+  };
+
+  let delta = 0;
+  let i = 0; // in longer
+  let j = 0; // in shorter, at the same character
+  let lastEnd = 0; // where the last stretch ended in longer: a fixed boundary, or the start
+  for (;;) {
+    while (i < L && j < S && longer.charCodeAt(i) === shorter.charCodeAt(j)) {
+      i++;
+      j++;
+    }
+    if (i >= L) return j === S ? delta : undefined;
+    if (!isSpace(longer.charCodeAt(i))) return undefined;
+    // A deleted run starts at i. Its stretch starts at the last fixed boundary before it (both its
+    // characters kept, so the same boundary in shorter), or where the last stretch ended.
+    let a = i - 1;
+    while (a > lastEnd && !fixedAt(longer, a)) a--;
+    if (a < lastEnd) a = lastEnd;
+    const sa = j - (i - a);
+    // The stretch's hash, over its characters as they go by (each deleted one marked).
+    let h = FNV_BASIS;
+    for (let k = a; k < i; k++) h = Math.imul(h ^ longer.charCodeAt(k), FNV_PRIME);
+    cutsUsed = 0;
+    // It ends at the first fixed boundary after a run (both characters kept); a run met before one
+    // joins this stretch.
+    for (;;) {
+      const runStart = i;
+      for (; i < L; i++) {
+        const c = longer.charCodeAt(i);
+        if (!isSpace(c) || (j < S && c === shorter.charCodeAt(j))) break;
+        h = Math.imul(h ^ (c | DELETED), FNV_PRIME);
+      }
+      const runEnd = i;
+      if (cutsUsed < MAX_CUTS) {
+        cuts[cutsUsed] = runStart - a;
+        cuts[cutsUsed + 1] = runEnd - a;
+      }
+      cutsUsed += 2;
+      let joined = false;
+      // The first kept character after the run starts no fixed boundary (one of its pair is
+      // deleted); from the next on, `before` is the kept character before i.
+      let before = -1;
+      for (; i < L; i++, j++) {
+        const c = longer.charCodeAt(i);
+        if (j < S && c === shorter.charCodeAt(j)) {
+          if (before !== -1 && fixedPair(before, c)) break;
+          h = Math.imul(h ^ c, FNV_PRIME);
+          before = c;
+        } else if (isSpace(c)) {
+          joined = true;
+          break;
+        } else return undefined;
+      }
+      if (!joined) break;
+    }
+    const d = differenceOf(h, a, i, sa, j);
+    if (d === undefined) return undefined;
+    delta += d;
+    lastEnd = i;
+  }
+}
