@@ -53,6 +53,12 @@ export type OutputView = Omit<ToolOutput, 'isError' | 'rewritable'>;
 /** What a transcript component gets for each tool output: the output, and whether the gates let it change it. */
 export interface Candidate extends OutputView {
   mayChange: boolean;
+  /**
+   * A placeholder cg sent for it in an earlier turn (masked, deduplicated, superseded): its text is
+   * that placeholder for good. It holds no output of its own — no run, no copy of another — and
+   * counts only by its place among the outputs.
+   */
+  settled?: true;
 }
 
 /**

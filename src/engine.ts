@@ -10,12 +10,18 @@ import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
 import type { FilterSource } from './dsl/types.js';
 import { transcriptQuery } from './input/query.js';
 import { readTranscript } from './input/read.js';
-import type { FormatChoice, InputFormat, Transcript } from './input/transcript.js';
+import type {
+  FormatChoice,
+  InputFormat,
+  StructuralEdit,
+  ToolOutput,
+  Transcript,
+} from './input/transcript.js';
 import { type ModelAccess, modelAccess } from './llm/access.js';
 import { MODEL_CONFIG_DEFAULTS } from './llm/endpoint.js';
 import { backPins } from './pipeline/replay.js';
 import { resolveStages } from './pipeline/resolve-stages.js';
-import { type PipelineEvent, type Replay, runPipeline } from './pipeline/run.js';
+import { type Pin, type PipelineEvent, type Replay, runPipeline } from './pipeline/run.js';
 import { runMemo } from './session/memo.js';
 import { keepsState, openSession, type Session, type SessionOptions } from './session/replay.js';
 import type { Store } from './store/store.js';
@@ -75,8 +81,14 @@ export interface CompactResult {
 }
 
 /** The session's replay with every pinned marker backed by the store (notes say what it took). */
-async function backedReplay(session: Session, t: Transcript, store: Store, notes: string[]): Promise<Replay> {
-  const backed = await backPins(t.outputs, session.replay.pins, store);
+async function backedReplay(
+  session: Session,
+  t: Transcript,
+  store: Store,
+  notes: string[],
+  known?: (o: ToolOutput, pin: Pin) => boolean,
+): Promise<Replay> {
+  const backed = await backPins(t.outputs, session.replay.pins, store, known);
   if (backed.restashed > 0)
     notes.push(`session ${session.label}: ${backed.restashed} originals stashed again from the request`);
   if (backed.dropped > 0)
@@ -94,12 +106,24 @@ export function toConfig(c: CompactOptions['config']): CgConfig {
   return parseConfigObject(c);
 }
 
-export async function compactText(input: string, options: CompactOptions): Promise<CompactResult> {
+/** What deciding a transcript came to; the session is saved by the caller once the output is written. */
+export interface Decided {
+  rewrites: Map<string, string>;
+  edits: StructuralEdit[];
+  events: PipelineEvent[];
+  source: string;
+  notes: string[];
+  session?: Session;
+  save(): Promise<void>;
+}
+
+/** The pipeline over one transcript, with the session's replay around it (every door shares this). */
+export async function decide(
+  transcript: Transcript,
+  options: CompactOptions,
+  carried: Pick<SessionOptions, 'kept' | 'hashOf'> & { backed?: (o: ToolOutput, pin: Pin) => boolean } = {},
+): Promise<Decided> {
   const config = toConfig(options.config);
-  const transcript = readTranscript(input, options.format ?? 'auto', {
-    ...(options.command !== undefined ? { command: options.command } : {}),
-    ...(options.inputBytes !== undefined ? { bytes: options.inputBytes } : {}),
-  });
   const components = Array.isArray(options.components) ? options.components.join(',') : options.components;
   const { stages, source, notes } = resolveStages(
     {
@@ -113,12 +137,18 @@ export async function compactText(input: string, options: CompactOptions): Promi
   // result), and a store for the markers.
   const session =
     options.session && options.store && (transcript.format !== 'text' || keepsState(stages))
-      ? await openSession(transcript, stages, options.session)
+      ? await openSession(transcript, stages, {
+          ...options.session,
+          ...(carried.kept ? { kept: carried.kept } : {}),
+          ...(carried.hashOf ? { hashOf: carried.hashOf } : {}),
+        })
       : undefined;
   // A replayed marker must still expand: its original is stashed again from the request, or the
   // output is decided afresh.
   const replay =
-    session && options.store ? await backedReplay(session, transcript, options.store, notes) : undefined;
+    session && options.store
+      ? await backedReplay(session, transcript, options.store, notes, carried.backed)
+      : undefined;
   if (session && transcript.format !== 'text')
     notes.push(`session ${session.label}: ${replay?.pins.size ?? 0} outputs replayed as sent`);
   options.onPlan?.({
@@ -151,20 +181,38 @@ export async function compactText(input: string, options: CompactOptions): Promi
     model,
     memo,
   });
-  const changed = rewrites.size > 0 || edits.length > 0;
-  const output = changed ? transcript.write(rewrites, edits) : input;
-  if (session && !options.signal?.aborted) {
-    const failed = await session.save(rewrites, finals, gone);
-    if (failed) notes.push(`session ${session.label}: record not saved (${failed})`);
-  }
+  return {
+    rewrites,
+    edits,
+    events,
+    source,
+    notes,
+    ...(session ? { session } : {}),
+    async save() {
+      if (!session || options.signal?.aborted) return;
+      const failed = await session.save(rewrites, finals, gone);
+      if (failed) notes.push(`session ${session.label}: record not saved (${failed})`);
+    },
+  };
+}
+
+export async function compactText(input: string, options: CompactOptions): Promise<CompactResult> {
+  const transcript = readTranscript(input, options.format ?? 'auto', {
+    ...(options.command !== undefined ? { command: options.command } : {}),
+    ...(options.inputBytes !== undefined ? { bytes: options.inputBytes } : {}),
+  });
+  const d = await decide(transcript, options);
+  const changed = d.rewrites.size > 0 || d.edits.length > 0;
+  const output = changed ? transcript.write(d.rewrites, d.edits) : input;
+  await d.save();
   return {
     output,
     changed,
     format: transcript.format,
-    events,
-    source,
-    notes,
+    events: d.events,
+    source: d.source,
+    notes: d.notes,
     // Raw text's record only holds component state: it is no session a user named or would look up.
-    ...(session && transcript.format !== 'text' ? { session: session.label } : {}),
+    ...(d.session && transcript.format !== 'text' ? { session: d.session.label } : {}),
   };
 }

@@ -22,6 +22,7 @@ export const dedup: TranscriptComponent<DedupConfig> = {
     const out = new Map<string, Outcome>();
     const first = new Map<string, string>();
     for (const o of outputs) {
+      if (o.settled) continue;
       const earlier = first.get(o.text);
       if (earlier === undefined) {
         first.set(o.text, o.id);

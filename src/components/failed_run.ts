@@ -91,6 +91,7 @@ export const failed_run: TranscriptComponent<FailedRunConfig> = {
     const seenLater = new Set<string>();
     for (let i = outputs.length - 1; i >= 0; i--) {
       const o = outputs[i]!;
+      if (o.settled) continue;
       const outcome = runOutcome(o);
       if (outcome === undefined) continue;
       const command = commandKey(o.command!);

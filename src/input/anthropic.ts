@@ -48,7 +48,9 @@ export function readAnthropic(raw: string, root: JsonNode, opts: ReadOptions): T
     let answers = false;
     if (content?.type === 'string') pieces.push(content.value);
     const blocks = content?.type === 'array' ? content.items : [];
-    breakpoints += breakpointsIn(content);
+    const here = breakpointsIn(content);
+    breakpoints += here;
+    b.breakpoints[messageIndex] = here;
     const last = blocks[blocks.length - 1];
     let lastBlock: MessageView['lastBlock'];
     if (last?.type === 'object' && last.members.length > 0) {

@@ -17,6 +17,7 @@ import type { CallInfo } from './call-args.js';
 import { replacementMessage } from './message-replace.js';
 import { reportsFailure } from './tool-error.js';
 import type {
+  BodyLayout,
   InputFormat,
   MessageView,
   ReadOptions,
@@ -65,13 +66,15 @@ export interface ResultFields {
 }
 
 /** Inserted after the last member of a content block: the breakpoint Anthropic's prompt cache reads. */
-const CACHE_BREAKPOINT = ',"cache_control":{"type":"ephemeral"}';
+export const CACHE_BREAKPOINT = ',"cache_control":{"type":"ephemeral"}';
 
 export class TranscriptBuilder {
   readonly outputs: ToolOutput[] = [];
   readonly messages: MessageView[] = [];
   /** Message index → its last content block, where a cache breakpoint can be inserted. */
   readonly lastBlocks = new Map<number, JsonObject>();
+  /** Per message: blocks carrying cache_control (Anthropic fills it; absent means none). */
+  readonly breakpoints: number[] = [];
   private readonly nodes = new Map<string, JsonString>();
 
   constructor(private readonly opts: ReadOptions) {}
@@ -166,6 +169,19 @@ export class TranscriptBuilder {
       }
       return applyEdits(raw, edits);
     };
+    const layout = (): BodyLayout => ({
+      messages: (items ?? []).map((n) => ({ start: n.start, end: n.end })),
+      outputs: outputs.map((o) => {
+        const n = nodes.get(o.id)!;
+        return { start: n.start, end: n.end };
+      }),
+      breakpointAt: messages.map((_, i) => {
+        const block = lastBlocks.get(i);
+        const last = block?.members[block.members.length - 1];
+        return last === undefined || member(block, 'cache_control') !== undefined ? -1 : last.value.end;
+      }),
+      breakpoints: messages.map((_, i) => this.breakpoints[i] ?? 0),
+    });
     const t: Transcript = {
       format,
       outputs,
@@ -176,6 +192,7 @@ export class TranscriptBuilder {
         return span ? raw.slice(span.start, span.end) : undefined;
       },
       messageRange: spanOf,
+      ...(items ? { layout } : {}),
     };
     if (model !== undefined) t.model = model;
     return t;

@@ -100,6 +100,35 @@ export interface Transcript {
   messageSpan?(from: number, to: number): string | undefined;
   /** Where messageSpan(from, to) lies in the input: UTF-16 offsets [start, end). */
   messageRange?(from: number, to: number): { start: number; end: number } | undefined;
+  /**
+   * What write(rewrites, edits) makes of message `index` alone, for a transcript whose writer
+   * changes each message's bytes only from within that message (one replayed from an earlier turn,
+   * src/session): checks of one message need not write the whole body.
+   */
+  writeMessage?(index: number, edits: readonly StructuralEdit[]): string | undefined;
+  /** Where its parts lie in the input (JSON formats whose messages are one list). */
+  layout?(): BodyLayout;
+}
+
+/** A span of the input: UTF-16 offsets [start, end). */
+export interface InputSpan {
+  start: number;
+  end: number;
+}
+
+/**
+ * Where a request body's parts lie in its input, for a caller that reuses the unchanged prefix of a
+ * conversation's body from one turn to the next (src/session/turn-*.ts).
+ */
+export interface BodyLayout {
+  /** Each message's JSON value; parallel to Transcript.messages. */
+  messages: readonly InputSpan[];
+  /** Each output's JSON string; parallel to Transcript.outputs. */
+  outputs: readonly InputSpan[];
+  /** Per message: where write() inserts a cache breakpoint, or -1 where it cannot. */
+  breakpointAt: readonly number[];
+  /** Per message: its blocks that carry cache_control, as cacheBreakpoints counts them. */
+  breakpoints: readonly number[];
 }
 
 export type FormatChoice = 'auto' | InputFormat;

@@ -118,9 +118,18 @@ async function unprovenToon(input: string, output: string): Promise<string | und
 
 type Breakpoint = Extract<StructuralEdit, { kind: 'cache_breakpoint' }>;
 
-/** Why writing the breakpoint would change more than its block's cache_control, or undefined. */
-export function unprovenBreakpoint(t: Transcript, edit: Breakpoint): string | undefined {
-  const range = t.messageRange?.(edit.messageIndex, edit.messageIndex + 1);
+/** The message before and after the breakpoint is written, or why that cannot be shown. */
+function writtenBreakpoint(t: Transcript, edit: Breakpoint): { before: string; after: string } | string {
+  const i = edit.messageIndex;
+  // A transcript that writes each message from within it (a replayed turn's) shows that message
+  // alone, without writing the whole body twice.
+  if (t.writeMessage) {
+    const before = t.messageSpan?.(i, i + 1);
+    const after = t.writeMessage(i, [edit]);
+    if (before === undefined || after === undefined) return 'the message cannot be located in the body';
+    return after.length > before.length ? { before, after } : 'changed the body outside its message';
+  }
+  const range = t.messageRange?.(i, i + 1);
   if (!range) return 'the message cannot be located in the body';
   const raw = t.write(new Map());
   const written = t.write(new Map(), [edit]);
@@ -132,11 +141,18 @@ export function unprovenBreakpoint(t: Transcript, edit: Breakpoint): string | un
     written.slice(end) !== raw.slice(range.end)
   )
     return 'changed the body outside its message';
+  return { before: raw.slice(range.start, range.end), after: written.slice(range.start, end) };
+}
+
+/** Why writing the breakpoint would change more than its block's cache_control, or undefined. */
+export function unprovenBreakpoint(t: Transcript, edit: Breakpoint): string | undefined {
+  const w = writtenBreakpoint(t, edit);
+  if (typeof w === 'string') return w;
   let before: unknown;
   let after: unknown;
   try {
-    before = JSON.parse(raw.slice(range.start, range.end));
-    after = JSON.parse(written.slice(range.start, end));
+    before = JSON.parse(w.before);
+    after = JSON.parse(w.after);
   } catch {
     return 'left a message that is not JSON';
   }

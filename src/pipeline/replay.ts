@@ -24,19 +24,27 @@ export interface BackedPins {
   dropped: number;
 }
 
+/**
+ * `known`: pins the caller knows are backed (a long-lived caller's: what it sent and backed last
+ * turn, while the store says nothing was removed since) — not asked about again.
+ */
 export async function backPins(
   outputs: readonly ToolOutput[],
   pins: ReadonlyMap<string, Pin>,
   store: Store,
+  known?: (o: ToolOutput, pin: Pin) => boolean,
 ): Promise<BackedPins> {
   const backed: BackedPins = { pins: new Map(pins), restashed: 0, dropped: 0 };
   // Only pins that re-send a marker need backing; whether their entries are there is one batch.
   const wanted: { o: ToolOutput; keys: string[] }[] = [];
   for (const o of outputs) {
     const pin = pins.get(o.id);
+    if (pin && known?.(o, pin)) continue;
     // A verbatim output is sent as it is, whatever its pin says (slots.ts). The marker test comes
     // first: it spares reading an original that has no marker to back.
-    if (!pin || !hasMarker(pin.text) || alwaysVerbatim(o) || pin.text === o.text) continue;
+    if (!pin || !hasMarker(pin.text) || alwaysVerbatim(o)) continue;
+    // The session knows whether the pin is the original (its record keeps a sent text only then).
+    if (pin.rewritten === false || (pin.rewritten === undefined && pin.text === o.text)) continue;
     wanted.push({ o, keys: markerKeys(pin.text) });
   }
   if (wanted.length === 0) return backed;

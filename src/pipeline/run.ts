@@ -87,6 +87,8 @@ interface Run {
   canStash(): Promise<boolean>;
   /** Puts each component call's model cost on an event (model-meter.ts). */
   charges: Charges;
+  /** Output id → slot, made once per run (null: two outputs share an id, see slotsById). */
+  byId?: Map<string, Slot> | null;
 }
 
 export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
@@ -176,7 +178,15 @@ async function runStage(run: Run, { component, config }: Stage): Promise<void> {
 function gateStage(run: Run, component: Component): Map<Slot, OpenGate> {
   const open = new Map<Slot, OpenGate>();
   let replayed = 0;
+  // What the gates answer for an output sent in an earlier turn, without asking them output by
+  // output (a long session has thousands): it stays as sent, unless a lossy transcript component
+  // may still move it forward (not yet final, nothing held for it).
+  const movers = component.scope === 'transcript' && component.lossy;
   for (const slot of run.slots) {
+    if (slot.pinned && !slot.gone && (!movers || slot.final || slot.held)) {
+      replayed++;
+      continue;
+    }
     const g = run.gates.gate(component, slot);
     if (g.open) open.set(slot, g);
     else if (g.report === 'count') replayed++;
@@ -200,6 +210,24 @@ function viewOf(o: ToolOutput, text: string): OutputView {
   if (o.path !== undefined) v.path = o.path;
   if (o.bytes !== undefined) v.bytes = o.bytes;
   return v;
+}
+
+/**
+ * Candidates made once per output and text, and re-used by every transcript stage and later turns
+ * (a long session's outputs are the same objects from turn to turn, src/session/carried.ts): a
+ * component never changes what it is given.
+ */
+const candidates = new WeakMap<ToolOutput, Candidate>();
+
+function candidateOf(s: Slot, text: string, mayChange: boolean): Candidate {
+  let c = candidates.get(s.output);
+  if (c?.text !== text) {
+    c = viewOf(s.output, text) as Candidate;
+    candidates.set(s.output, c);
+  }
+  c.mayChange = mayChange;
+  c.settled = s.pinned && s.final ? true : undefined;
+  return c;
 }
 
 async function runOutputStage(
@@ -260,14 +288,9 @@ async function runTranscriptStage(
   timeoutMs: number,
 ): Promise<void> {
   const started = performance.now();
-  const candidates = run.slots
-    .filter((s) => !s.gone)
-    .map(
-      (s): Candidate => ({
-        ...viewOf(s.output, component.lossy ? contentOf(s) : s.current),
-        mayChange: open.has(s),
-      }),
-    );
+  const candidates: Candidate[] = [];
+  for (const s of run.slots)
+    if (!s.gone) candidates.push(candidateOf(s, component.lossy ? contentOf(s) : s.current, open.has(s)));
   const m = meter(run.ctx, run.opts.tokens);
   const result = await guarded(() => component.run(candidates, config, m.ctx), timeoutMs);
   await charged(run, component.name, m, () => settleTranscript(run, component, result, open, started));
@@ -287,18 +310,45 @@ async function settleTranscript(
       run,
       base(component.name, '*', 'fail', 0, 0, 'returned something other than a Map of outcomes'),
     );
-  const byId = new Map([...open].map(([s, g]) => [s.output.id, { slot: s, gate: g }]));
-  const known = new Set(run.slots.map((s) => s.output.id));
+  const target = targetsOf(run, open);
   for (const [id, outcome] of result.value) {
-    const target = byId.get(id);
-    if (!target) {
+    const t = target(id);
+    if (!t) {
       // An outcome for an output the gates closed changes nothing: it was reported with its gate.
-      if (!known.has(id))
+      if (!slotsById(run).has(id))
         emit(run, base(component.name, id, 'revert', 0, 0, 'outcome for an unknown output'));
       continue;
     }
-    await settle(run, component, target.slot, { kind: 'ok', value: outcome }, started, target.gate);
+    await settle(run, component, t.slot, { kind: 'ok', value: outcome }, started, t.gate);
   }
+}
+
+/** Every slot by its output's id, made once per run (a long session has thousands, every stage asks). */
+function slotsById(run: Run): Map<string, Slot> {
+  if (run.byId === undefined) {
+    const byId = new Map<string, Slot>();
+    for (const s of run.slots) byId.set(s.output.id, s);
+    run.byId = byId.size === run.slots.length ? byId : null;
+  }
+  return run.byId ?? new Map(run.slots.map((s) => [s.output.id, s]));
+}
+
+/** The open slot an outcome's id names, with its gate (of two slots with one id, the last open one). */
+function targetsOf(
+  run: Run,
+  open: ReadonlyMap<Slot, OpenGate>,
+): (id: string) => { slot: Slot; gate: OpenGate } | undefined {
+  slotsById(run);
+  const unique = run.byId;
+  if (unique) {
+    return (id) => {
+      const slot = unique.get(id);
+      const gate = slot && open.get(slot);
+      return slot && gate ? { slot, gate } : undefined;
+    };
+  }
+  const byId = new Map([...open].map(([slot, gate]) => [slot.output.id, { slot, gate }]));
+  return (id) => byId.get(id);
 }
 
 /** Judges one outcome, and keeps it (or holds it back, for an output already sent) or reports why not. */
@@ -405,7 +455,11 @@ function resultOf(run: Run): PipelineResult {
   const gone = new Set<string>();
   for (const s of run.slots) {
     if (s.gone) gone.add(s.output.id);
-    else if (s.current !== s.original) rewrites.set(s.output.id, s.current);
+    // Still as its pin says, where the session knows whether that was a rewrite: no need to read
+    // the original to compare.
+    else if (s.pin?.rewritten !== undefined && s.current === s.pin.text) {
+      if (s.pin.rewritten) rewrites.set(s.output.id, s.current);
+    } else if (s.current !== s.original) rewrites.set(s.output.id, s.current);
     if (s.final) finals.add(s.output.id);
   }
   return { rewrites, events: run.events, edits: run.edits, finals, gone };

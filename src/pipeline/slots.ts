@@ -12,12 +12,17 @@ export interface Pin {
   text: string;
   /** A placeholder from a transcript-scope component (masked, deduped, superseded): frozen for good. */
   final: boolean;
+  /**
+   * Whether text differs from the output's original, when the session knows it (its record keeps a
+   * sent text only then): the run then need not read the original to tell.
+   */
+  rewritten?: boolean;
 }
 
 export interface Slot {
   output: ToolOutput;
-  /** The output as it arrived: what a marker stands for. */
-  original: string;
+  /** The output as it arrived: what a marker stands for (read from the output when first asked). */
+  readonly original: string;
   /** Its text after the stages so far (or as sent in an earlier turn). */
   current: string;
   /** Sent in an earlier turn of a replayed session: current is what was sent. */
@@ -34,11 +39,34 @@ export interface Slot {
    * original is stashed.
    */
   tag?: string;
+  /** The pin it opened with, if any. */
+  pin?: Pin;
 }
 
 /** What a component sees of a slot's text: without this run's own marker for its original. */
 export function contentOf(slot: Slot): string {
   return slot.tag === undefined ? slot.current : slot.current.replace(slot.tag, '');
+}
+
+/**
+ * A slot as a class: its original is read from the output only when first asked (a replayed
+ * turn's outputs read theirs from the body, src/session/turn-read.ts), and every slot of a long
+ * session (thousands, visited by every stage) has one shape.
+ */
+class OpenSlot implements Slot {
+  held = false;
+  gone = false;
+  tag?: string;
+  constructor(
+    readonly output: ToolOutput,
+    public current: string,
+    readonly pinned: boolean,
+    public final: boolean,
+    readonly pin: Pin | undefined,
+  ) {}
+  get original(): string {
+    return this.output.text;
+  }
 }
 
 export function openSlots(
@@ -48,14 +76,6 @@ export function openSlots(
   return outputs.map((o): Slot => {
     const pin = pins?.get(o.id);
     const current = pin && alwaysVerbatim(o) === undefined ? pin.text : o.text;
-    return {
-      output: o,
-      original: o.text,
-      current,
-      pinned: !!pin,
-      final: !!pin?.final,
-      held: false,
-      gone: false,
-    };
+    return new OpenSlot(o, current, !!pin, !!pin?.final, pin);
   });
 }

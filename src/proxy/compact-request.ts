@@ -9,11 +9,13 @@
  * Turns of one session are compacted one at a time, in arrival order, so its replay record moves
  * forward the way the conversation did.
  */
+
+import { compactBody } from '../compact-body.js';
 import type { FilterSource, InputFormat } from '../component.js';
 import type { CgConfig } from '../config.js';
-import { compactText } from '../engine.js';
 import { isRewritableText } from '../io.js';
 import type { PipelineEvent } from '../pipeline/run.js';
+import type { TurnMemory } from '../session/turns.js';
 import type { HostName } from '../stats/hosts.js';
 import type { Store } from '../store/store.js';
 import type { Tokens } from '../tokens.js';
@@ -41,6 +43,8 @@ export interface CompactDeps {
   sessionDir?: string;
   /** Each recent session's last turn, for a client's retry of the same body. */
   retries?: RetryMemo;
+  /** Each recent session's last turn as decided, so the next costs what is new (src/session/turns.ts). */
+  turns?: TurnMemory;
 }
 
 export interface CompactedRequest {
@@ -135,12 +139,12 @@ export async function compactRequest(
       : (deps.store?.forRequest() ?? null);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const run = compactText(textOf(), {
+      const run = compactBody(decoded.body, {
         preset: deps.preset,
         config: deps.config,
         format,
-        inputBytes: decoded.body,
         store,
+        ...(deps.turns ? { turns: deps.turns } : {}),
         tokens: deps.tokensFor(sessionId),
         filters: deps.filters,
         session: {
@@ -163,7 +167,7 @@ export async function compactRequest(
       }
       const failures = store && 'flush' in store ? await store.flush() : [];
       if (failures.length > 0) return original(`store write failed (${failures[0]})`, session);
-      const body = Buffer.from(result.output, 'utf8');
+      const { body } = result;
       deps.retries?.set(sessionId, raw, { body, rewritten: true });
       return {
         body,

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { FilterSource } from '../component.js';
 import type { CgConfig } from '../config.js';
 import type { PipelineEvent } from '../pipeline/run.js';
+import { TurnMemory } from '../session/turns.js';
 import type { Store } from '../store/store.js';
 import { createTokens, type Tokens } from '../tokens.js';
 import { BodyTooLarge, readBody } from './body.js';
@@ -98,6 +99,7 @@ export async function createProxy(
     env: opts.env,
     ...(opts.sessionDir !== undefined ? { sessionDir: opts.sessionDir } : {}),
     retries: retryMemo(),
+    turns: new TurnMemory(),
   };
   const log = opts.log;
 

@@ -131,6 +131,7 @@ export function storeCache(inner: Store, now: () => number = Date.now): StoreCac
           return failures.filter((f): f is string => f !== undefined);
         },
         get: (key) => inner.get(key),
+        ...(inner.removedAt ? { removedAt: () => inner.removedAt!() } : {}),
         info: () => inner.info(),
         prune: (o) => inner.prune(o),
         clear: async () => {

@@ -13,7 +13,13 @@
  * be had within about a second is skipped (the rename still keeps the file whole). Records are
  * private to the user (0700 directory, 0600 files): they hold tool output text. Records untouched for
  * RECORD_TTL_DAYS are pruned, at most once an hour. No function here throws for an fs failure.
+ *
+ * A long-lived process that keeps a session's record in memory (the proxy) saves each turn's
+ * changes as one more line instead (appendRecord): `{"outputs":{…},"memo":{…}}`, the same shapes,
+ * applied in order over the first line by the same forward-only merge as a save. A line a crash cut
+ * short does not parse and is skipped (that turn's decisions are made again, nothing else is lost).
  */
+import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -63,21 +69,39 @@ function entryOf(raw: unknown): RecordEntry | undefined {
   return e;
 }
 
-/** The record at path; an absent, unreadable or corrupt file reads as an empty record. */
-export async function loadRecord(path: string, id: string): Promise<SessionRecord> {
+/** How an output's entry on disk and one arriving for it combine (replay.ts: forward only). */
+export type MergeEntry = (onDisk: RecordEntry, ours: RecordEntry) => RecordEntry;
+
+const lastWins: MergeEntry = (_, ours) => ours;
+
+/** Applies `ours` over `base`: each output through merge, memo keys re-set as the most recent. */
+export function mergeInto(base: SessionRecord, ours: SessionRecord, merge: MergeEntry): void {
+  for (const [outputId, e] of ours.outputs) {
+    const there = base.outputs.get(outputId);
+    base.outputs.set(outputId, there && there.h === e.h ? merge(there, e) : e);
+  }
+  if (ours.memo && ours.memo.size > 0) {
+    const memo = base.memo ?? new Map<string, string>();
+    for (const [k, v] of ours.memo) {
+      memo.delete(k); // re-set, so it counts as the most recent
+      memo.set(k, v);
+    }
+    for (const k of memo.keys()) {
+      if (memo.size <= MEMO_LIMIT) break;
+      memo.delete(k);
+    }
+    base.memo = memo;
+  }
+}
+
+/** The outputs and memo of one parsed line (the whole record, or a line appended after it). */
+function partsOf(p: { outputs?: unknown; memo?: unknown }, id: string): SessionRecord {
   const record: SessionRecord = { id, outputs: new Map() };
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(path, 'utf8'));
-  } catch {
-    return record;
-  }
-  const p = parsed as { v?: unknown; outputs?: unknown; memo?: unknown };
-  if (p?.v !== VERSION || !p.outputs || typeof p.outputs !== 'object') return record;
-  for (const [outputId, raw] of Object.entries(p.outputs as Record<string, unknown>)) {
-    const e = entryOf(raw);
-    if (e) record.outputs.set(outputId, e);
-  }
+  if (p.outputs && typeof p.outputs === 'object')
+    for (const [outputId, raw] of Object.entries(p.outputs as Record<string, unknown>)) {
+      const e = entryOf(raw);
+      if (e) record.outputs.set(outputId, e);
+    }
   if (p.memo && typeof p.memo === 'object' && !Array.isArray(p.memo)) {
     record.memo = new Map();
     for (const [k, v] of Object.entries(p.memo as Record<string, unknown>))
@@ -86,14 +110,56 @@ export async function loadRecord(path: string, id: string): Promise<SessionRecor
   return record;
 }
 
-function serialise(record: SessionRecord): string {
+/**
+ * The record at path, with the lines appended after it applied in order (through merge); an
+ * absent, unreadable or corrupt file reads as an empty record.
+ */
+export async function loadRecord(
+  path: string,
+  id: string,
+  merge: MergeEntry = lastWins,
+): Promise<SessionRecord> {
+  const empty: SessionRecord = { id, outputs: new Map() };
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return empty;
+  }
+  const lines = text.split('\n');
+  let first: { v?: unknown; outputs?: unknown; memo?: unknown };
+  try {
+    first = JSON.parse(lines[0]!);
+  } catch {
+    return empty;
+  }
+  if (first?.v !== VERSION || !first.outputs || typeof first.outputs !== 'object') return empty;
+  const record = partsOf(first, id);
+  for (const line of lines.slice(1)) {
+    if (line === '') continue;
+    let delta: unknown;
+    try {
+      delta = JSON.parse(line);
+    } catch {
+      continue; // cut short by a crash while it was appended
+    }
+    if (delta && typeof delta === 'object') mergeInto(record, partsOf(delta, id), merge);
+  }
+  return record;
+}
+
+function body(record: SessionRecord): string {
   // Built by hand from the Map: an output id such as "__proto__" stays an ordinary key.
   const parts: string[] = [];
   for (const [outputId, e] of record.outputs) parts.push(`${JSON.stringify(outputId)}:${JSON.stringify(e)}`);
   const memo: string[] = [];
   for (const [k, v] of record.memo ?? []) memo.push(`${JSON.stringify(k)}:${JSON.stringify(v)}`);
   const tail = memo.length > 0 ? `,"memo":{${memo.join(',')}}` : '';
-  return `{"v":${VERSION},"id":${JSON.stringify(record.id)},"outputs":{${parts.join(',')}}${tail}}\n`;
+  return `"outputs":{${parts.join(',')}}${tail}`;
+}
+
+function serialise(record: SessionRecord): string {
+  return `{"v":${VERSION},"id":${JSON.stringify(record.id)},${body(record)}}\n`;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -131,38 +197,52 @@ export async function saveRecord(
   dir: string,
   path: string,
   ours: SessionRecord,
-  merge: (onDisk: RecordEntry, ours: RecordEntry) => RecordEntry,
+  merge: MergeEntry,
+  /** Called with the record as written (what a process keeping it in memory holds from now on). */
+  written?: (record: SessionRecord, bytes: number) => void,
 ): Promise<string | undefined> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await withLock(path, async () => {
-      const disk = await loadRecord(path, ours.id);
-      for (const [outputId, e] of ours.outputs) {
-        const there = disk.outputs.get(outputId);
-        disk.outputs.set(outputId, there && there.h === e.h ? merge(there, e) : e);
-      }
-      if (ours.memo && ours.memo.size > 0) {
-        const memo = disk.memo ?? new Map<string, string>();
-        for (const [k, v] of ours.memo) {
-          memo.delete(k); // re-set, so it counts as the most recent
-          memo.set(k, v);
-        }
-        for (const k of memo.keys()) {
-          if (memo.size <= MEMO_LIMIT) break;
-          memo.delete(k);
-        }
-        disk.memo = memo;
-      }
+      const disk = await loadRecord(path, ours.id, merge);
+      mergeInto(disk, ours, merge);
+      const text = serialise(disk);
       const tmp = join(dir, `${TMP_PREFIX}${process.pid}-${++tmpCounter}-${Date.now().toString(36)}`);
       try {
-        await writeFile(tmp, serialise(disk), { mode: 0o600 });
+        await writeFile(tmp, text, { mode: 0o600 });
         await rename(tmp, path);
       } catch (err) {
         await unlink(tmp).catch(() => undefined);
         throw err;
       }
+      written?.(disk, Buffer.byteLength(text));
     });
     await pruneRecords(dir, Date.now()).catch(() => undefined);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** One appended line holding `delta` (what changed in a turn), as appendRecord writes it. */
+export function deltaLine(delta: SessionRecord): string {
+  return `{${body(delta)}}\n`;
+}
+
+/**
+ * Appends a line (deltaLine) to the record at path, under the lock. Returns an error message, or
+ * undefined once it is written. The file must exist (saveRecord makes it).
+ */
+export async function appendRecord(path: string, line: string): Promise<string | undefined> {
+  try {
+    await withLock(path, async () => {
+      const fh = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+      try {
+        await fh.writeFile(line);
+      } finally {
+        await fh.close();
+      }
+    });
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -15,6 +15,7 @@ import type { ToolOutput, Transcript } from '../input/transcript.js';
 import type { Pin, Replay, Stage } from '../pipeline/run.js';
 import { keyOf } from '../store/keys.js';
 import { sessionIdentity } from './id.js';
+import { currentRecord, detach, type KeptRecord, saveKept } from './kept-record.js';
 import { sessionsDir } from './location.js';
 import type { SessionMemo } from './memo.js';
 import { loadRecord, type RecordEntry, recordPath, type SessionRecord, saveRecord } from './record.js';
@@ -30,6 +31,13 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** The batch for held-back rewrites when no stage asks for one (batchTokens). */
   flushTokens?: number;
+  /**
+   * A long-lived caller's memory of this session's record (kept-record.ts): read from disk only when
+   * another process wrote it, and saved by appending what changed.
+   */
+  kept?: KeptRecord;
+  /** keyOf of an output's original when the caller knows it already (an output of an earlier turn). */
+  hashOf?: (o: ToolOutput) => string | undefined;
 }
 
 export interface Session {
@@ -38,6 +46,13 @@ export interface Session {
   replay: Replay;
   /** Component state from earlier turns; what is set now is saved with the record. */
   memo: SessionMemo;
+  /** Output id → keyOf of its original, for this turn's outputs. */
+  hashes: ReadonlyMap<string, string>;
+  /**
+   * The sent text the record holds for an output (after save, this turn's): a caller keeping texts
+   * between turns keeps these very strings rather than copies of its own.
+   */
+  sentText(outputId: string): string | undefined;
   /**
    * Records what this run sent (`gone`: outputs whose messages were replaced, not sent at all);
    * returns an error message when the record could not be written.
@@ -102,7 +117,9 @@ export async function openSession(
     return undefined;
   const dir = opts.dir ?? sessionsDir(env);
   const path = recordPath(dir, identity.key);
-  const record = await loadRecord(path, identity.label);
+  const { kept } = opts;
+  const record =
+    (kept && (await currentRecord(kept, path))) ?? (await loadRecord(path, identity.label, mergeEntry));
 
   const hashes = new Map<string, string>();
   const echoes = new Set<string>();
@@ -111,12 +128,13 @@ export async function openSession(
   // this run's bytes back), only the memo is kept.
   const conversation = t.format !== 'text';
   for (const o of conversation ? t.outputs : []) {
-    const h = keyOf(o.bytes ?? o.text);
+    const h = opts.hashOf?.(o) ?? keyOf(o.bytes ?? o.text);
     hashes.set(o.id, h);
     const e = record.outputs.get(o.id);
     if (!e) continue;
     if (e.h === h) {
-      pins.set(o.id, { text: e.t ?? o.text, final: e.f === 1 });
+      // rewritten: what was sent is not the original (the record keeps t only then).
+      pins.set(o.id, { text: e.t ?? o.text, final: e.f === 1, rewritten: e.t !== undefined });
     } else if (e.t !== undefined && e.t === o.text) {
       echoes.add(o.id);
       pins.set(o.id, { text: o.text, final: e.f === 1 });
@@ -126,6 +144,8 @@ export async function openSession(
   const memoSet = new Map<string, string>();
   return {
     label: identity.label,
+    hashes,
+    sentText: (outputId) => (kept?.record ?? record).outputs.get(outputId)?.t,
     replay: { pins, flushTokens: batchFor(stages, opts.flushTokens ?? DEFAULT_FLUSH_TOKENS) },
     memo: {
       get: (k) => memoSet.get(k) ?? record.memo?.get(k),
@@ -137,13 +157,26 @@ export async function openSession(
       const ours: SessionRecord = { id: identity.label, outputs: new Map(), memo: memoSet };
       for (const o of conversation ? (t.outputs as ToolOutput[]) : []) {
         if (echoes.has(o.id) || gone?.has(o.id)) continue;
-        const e: RecordEntry = { h: hashes.get(o.id)! };
+        const h = hashes.get(o.id)!;
+        const final = finals.has(o.id);
+        if (kept) {
+          // What merging it would leave as it is need not be written (nor its text read): an entry
+          // changes only by becoming final (mergeEntry).
+          const was = record.outputs.get(o.id);
+          if (was && was.h === h && (was.f === 1 || !final)) continue;
+        }
+        const e: RecordEntry = { h };
         const sent = rewrites.get(o.id);
-        if (sent !== undefined && sent !== o.text) e.t = sent;
-        if (finals.has(o.id)) e.f = 1;
-        ours.outputs.set(o.id, e);
+        if (sent !== undefined && sent !== o.text) e.t = kept ? detach(sent) : sent;
+        if (final) e.f = 1;
+        ours.outputs.set(kept ? detach(o.id) : o.id, e);
       }
-      return saveRecord(dir, path, ours, mergeEntry);
+      if (kept) {
+        if (memoSet.size > 0)
+          ours.memo = new Map([...memoSet].map(([k, v]) => [detach(k), detach(v)] as [string, string]));
+        return await saveKept(kept, dir, path, record, ours, mergeEntry);
+      }
+      return await saveRecord(dir, path, ours, mergeEntry);
     },
   };
 }

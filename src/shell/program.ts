@@ -196,14 +196,36 @@ export function programOf(command: string | undefined, depth = 0): Program | und
   return best;
 }
 
-/** "The same command": the same text up to whitespace. */
-export function commandKey(command: string): string {
-  return command.trim().replace(/\s+/g, ' ');
+/** A copy that shares no memory with a request body a string may be sliced from (V8 keeps a slice's parent). */
+function flat(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
+
+/**
+ * An answer about a command, remembered for the most recent commands: a proxy asks again about
+ * every earlier output's command on each turn. Keys and string answers are copies (flat).
+ */
+function remembered<T>(answer: (command: string) => T, limit = 20_000): (command: string) => T {
+  const known = new Map<string, T>();
+  return (command) => {
+    const hit = known.get(command);
+    if (hit !== undefined) return hit;
+    const raw = answer(command);
+    const value = typeof raw === 'string' ? (flat(raw) as T) : raw;
+    if (known.size >= limit) known.delete(known.keys().next().value as string);
+    known.set(flat(command), value);
+    return value;
+  };
+}
+
+/** "The same command": the same text up to whitespace. */
+export const commandKey = remembered((command: string): string => command.trim().replace(/\s+/g, ' '));
+
+const readsOnly = remembered((command: string) => programOf(command)?.reads !== undefined);
 
 /** Whether the command only shows files or history (its text is data, not a run). */
 export function isReadCommand(command: string | undefined): boolean {
-  return programOf(command)?.reads !== undefined;
+  return command !== undefined && readsOnly(command);
 }
 
 function wordsOf(cmd: SimpleCommand | undefined): string[] {

@@ -1,0 +1,122 @@
+/**
+ * compactBody: a request body as bytes, in and out, for a long-lived caller (the proxy). Given the
+ * caller's memory of each session's last turn (src/session/turns.ts), a next turn reads only the
+ * messages after the unchanged prefix of the body (turn-read.ts), writes only from the first message
+ * that changed (turn-write.ts), and is carried on for the turn after (turn-carry.ts) — the same
+ * bytes a full read and write would give. Anything it cannot place goes the plain way (engine.ts).
+ */
+import { isUtf8 } from 'node:buffer';
+import { type CompactOptions, type CompactResult, type Decided, decide } from './engine.js';
+import { readTranscript } from './input/read.js';
+import type { InputFormat, ToolOutput, Transcript } from './input/transcript.js';
+import type { Pin } from './pipeline/run.js';
+import { carryTurn } from './session/turn-carry.js';
+import { placeRead, readTurn } from './session/turn-read.js';
+import { breakpointsOf } from './session/turn-write.js';
+import type { TurnMemory } from './session/turns.js';
+
+/** How long a long-lived caller trusts that replayed markers are still backed, without asking. */
+const BACKED_FOR_MS = 3_600_000;
+
+export interface BodyOptions extends CompactOptions {
+  format: Exclude<InputFormat, 'text'>;
+  /**
+   * A long-lived caller's memory of each session's last turn (src/session/turns.ts): with an
+   * explicit session id, a turn reads and writes only what changed since (the proxy).
+   */
+  turns?: TurnMemory;
+}
+
+export interface BodyResult extends Omit<CompactResult, 'output'> {
+  body: Buffer;
+}
+
+/**
+ * A request body as bytes, in and out: compactText for a caller that holds bytes (the proxy), and,
+ * given its memory of the session's last turn, at the cost of what is new since — the same bytes a
+ * full read would give.
+ */
+export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<BodyResult> {
+  const id = options.session
+    ? (options.session.id ?? ((options.session.env ?? process.env).CG_SESSION || undefined))
+    : undefined;
+  const memory =
+    id && options.turns && options.store && options.session
+      ? options.turns.of(`${options.session.dir ?? ''}\u0000${id}`)
+      : undefined;
+  const previous = memory?.carry;
+  // What the store says of removals now: the pins of the last turn's outputs, all backed then, are
+  // backed still while it says none happened since (and for an hour at most).
+  const removedAt = await options.store?.removedAt?.().catch(() => undefined);
+  // Byte offsets are placed by walking UTF-8 (placed.ts): a body that is not is read the plain way.
+  const placeable = isUtf8(bytes);
+  let read = previous && placeable ? readTurn(previous, bytes) : undefined;
+  let transcript: Transcript;
+  if (read) transcript = read.transcript;
+  else {
+    // The text is kept only for the write() of a body that cannot be placed.
+    const text = bytes.toString('utf8');
+    transcript = readTranscript(text, options.format, {});
+    read = placeable ? placeRead(transcript, text, bytes) : undefined;
+    if (!read) {
+      const d = await decide(transcript, options);
+      const changed = d.rewrites.size > 0 || d.edits.length > 0;
+      const body = changed ? Buffer.from(transcript.write(d.rewrites, d.edits), 'utf8') : bytes;
+      await d.save();
+      return bodyResult(body, changed, transcript, d);
+    }
+  }
+  const now = Date.now();
+  const trusted =
+    previous !== undefined &&
+    options.store?.removedAt !== undefined &&
+    removedAt === previous.removedAt &&
+    now - previous.backedAt < BACKED_FOR_MS;
+  const d = await decide(transcript, options, {
+    ...(memory ? { kept: memory.kept } : {}),
+    hashOf: read.hashOf,
+    ...(trusted ? { backed: (o: ToolOutput, pin: Pin) => previous.rewrites.get(o.id) === pin.text } : {}),
+  });
+  if (read.kept > 0)
+    d.notes.push(
+      `session ${d.session?.label ?? id}: ${read.kept} of ${transcript.messages.length} messages as in the last turn, not read again`,
+    );
+  const changed = d.rewrites.size > 0 || d.edits.length > 0;
+  const written = read.write(d.rewrites, d.edits);
+  const body = !changed ? bytes : written ? written.body : Buffer.from(transcript.write(d.rewrites, d.edits));
+  await d.save();
+  // An aborted turn (the proxy's deadline passed and the original went on) leaves the memory alone:
+  // a later turn of the session may already be running on it.
+  if (memory && !options.signal?.aborted) {
+    if (written) {
+      memory.carry = carryTurn(
+        {
+          placed: read.placed,
+          transcript,
+          hashes: d.session?.hashes ?? new Map(),
+          ...(d.session ? { sentText: d.session.sentText } : {}),
+          written: changed ? written : { ...written, body: bytes },
+          rewrites: d.rewrites,
+          breakpoints: breakpointsOf(d.edits) ?? new Set(),
+          ...(removedAt !== undefined ? { removedAt } : {}),
+          backedAt: trusted ? previous.backedAt : now,
+        },
+        previous && read.kept > 0 ? { carry: previous, kept: read.kept } : undefined,
+      );
+      options.turns!.settle();
+    } else memory.carry = undefined;
+  }
+  return bodyResult(body, changed, transcript, d);
+}
+
+function bodyResult(body: Buffer, changed: boolean, t: Transcript, d: Decided): BodyResult {
+  return {
+    body,
+    changed,
+    format: t.format,
+    events: d.events,
+    source: d.source,
+    notes: d.notes,
+    ...(d.session ? { session: d.session.label } : {}),
+  };
+}

@@ -1,0 +1,188 @@
+/**
+ * What a long-lived process keeps of a conversation's last turn so the next one costs what is new
+ * (turn-read.ts reads with it, turn-write.ts writes with it): the body as it came and as it was
+ * sent, where each message and tool output lies in both, each output's content key, and what was
+ * written for each output. It holds the last body and what was sent for it — nothing older — and
+ * no string sliced from either (carried.ts): a long session keeps one turn, however many it has.
+ */
+import { readTranscript } from '../input/read.js';
+import type { MessageView, ToolOutput, Transcript } from '../input/transcript.js';
+import { BodySource, CarriedOutput, CarriedView, type OutputFacts } from './carried.js';
+import { detach } from './kept-record.js';
+import type { Placed, PlacedMessage } from './placed.js';
+import type { Written } from './turn-write.js';
+
+export interface CarriedMessage extends PlacedMessage {
+  view: CarriedView;
+}
+
+export interface TurnCarry {
+  format: Placed['format'];
+  source: BodySource;
+  /** The last body as it came, and as it was sent. */
+  raw: Buffer;
+  sent: Buffer;
+  /** Where each message begins and ends in what was sent (parallel to messages). */
+  sentStart: readonly number[];
+  sentEnd: readonly number[];
+  messages: CarriedMessage[];
+  outputs: CarriedOutput[];
+  /** Output id → its index in outputs. */
+  index: Map<string, number>;
+  /** What was written for each rewritten output, and which messages got a cache breakpoint. */
+  rewrites: Map<string, string>;
+  breakpoints: Set<number>;
+  /** The store's last removal when this turn began (Store.removedAt), and when every pin was last checked. */
+  removedAt?: number;
+  backedAt: number;
+}
+
+/** A message holding no tool output keeps its text when it is at most this long (else it is read). */
+const KEPT_TEXT_BYTES = 64 * 1024;
+/** A message holding outputs keeps its text when it is at most this long and not simply its output. */
+const KEPT_CARRIER_BYTES = 2 * 1024;
+
+/** Strings that may be slices of a body, copied; short ones are copies already (V8 slices ≥ 13). */
+function flat(s: string): string {
+  return s.length < 13 ? s : detach(s);
+}
+
+function factsOf(o: ToolOutput, messageIndex: number): OutputFacts {
+  const f: OutputFacts = { id: flat(o.id), rewritable: o.rewritable, isError: o.isError, messageIndex };
+  if (o.toolName !== undefined) f.toolName = flat(o.toolName);
+  if (o.command !== undefined) f.command = flat(o.command);
+  if (o.path !== undefined) f.path = flat(o.path);
+  return f;
+}
+
+/** A message's view text read alone from the body: its JSON value read as a body of one message. */
+function viewReader(source: BodySource, format: Placed['format'], start: number, end: number) {
+  return (): string => {
+    const message = source.bytes.toString('utf8', start, end);
+    const body = format === 'responses' ? `{"input":[${message}]}` : `{"messages":[${message}]}`;
+    try {
+      return readTranscript(body, format, {}).messages[0]?.text ?? '';
+    } catch {
+      return '';
+    }
+  };
+}
+
+/**
+ * A message's view for later turns. `outputs` are its outputs as read this turn (their texts at
+ * hand), `carried` the same outputs as they are carried.
+ */
+function carryView(
+  view: MessageView,
+  outputs: readonly ToolOutput[],
+  carried: readonly CarriedOutput[],
+  placed: PlacedMessage,
+  source: BodySource,
+  format: Placed['format'],
+): CarriedView {
+  const base: MessageView = { role: flat(view.role), text: '' };
+  if (view.lastBlock) base.lastBlock = { ...view.lastBlock, type: flat(view.lastBlock.type) };
+  if (view.boundToPrevious) base.boundToPrevious = true;
+  if (view.startsWithThinking) base.startsWithThinking = true;
+  const text = view.text;
+  // One output whose text is the whole view (a tool result): read through the output.
+  if (outputs.length === 1 && text === outputs[0]!.text) {
+    const only = carried[0]!;
+    return new CarriedView(base, undefined, () => only.text, source);
+  }
+  const limit = outputs.length === 0 ? KEPT_TEXT_BYTES : KEPT_CARRIER_BYTES;
+  if (text.length <= limit && Buffer.byteLength(text) <= limit)
+    return new CarriedView(base, flat(text), undefined, source);
+  return new CarriedView(base, undefined, viewReader(source, format, placed.start, placed.end), source);
+}
+
+export interface TurnDone {
+  placed: Placed;
+  transcript: Transcript;
+  /** Output id → keyOf of its original (the session computed them). */
+  hashes: ReadonlyMap<string, string>;
+  written: Written;
+  rewrites: ReadonlyMap<string, string>;
+  /** The session record's copy of an output's sent text, shared rather than copied again. */
+  sentText?: (outputId: string) => string | undefined;
+  breakpoints: ReadonlySet<number>;
+  removedAt?: number;
+  backedAt: number;
+}
+
+/**
+ * The carry after a turn. `previous` and `kept` (how many leading messages of the previous carry
+ * the turn re-used as they were) let messages and outputs of earlier turns be kept as they are.
+ */
+export function carryTurn(done: TurnDone, previous?: { carry: TurnCarry; kept: number }): TurnCarry {
+  const { placed, transcript, hashes, written } = done;
+  const reuse = previous && previous.carry.format === placed.format ? previous : undefined;
+  const k = reuse?.kept ?? 0;
+  const source = reuse?.carry.source ?? new BodySource(placed.bytes);
+  const messages: CarriedMessage[] = [];
+  const outputs: CarriedOutput[] = [];
+  const index = reuse?.carry.index ?? new Map<string, number>();
+  const keptOutputs = k > 0 ? (reuse!.carry.messages[k]?.firstOutput ?? reuse!.carry.outputs.length) : 0;
+  if (reuse) {
+    for (const o of reuse.carry.outputs.slice(keptOutputs)) index.delete(o.id);
+    for (let i = 0; i < keptOutputs; i++) outputs.push(reuse.carry.outputs[i]!);
+  }
+  for (let j = keptOutputs; j < transcript.outputs.length; j++) {
+    const o = transcript.outputs[j]!;
+    const hash = hashes.get(o.id) ?? '';
+    const c = new CarriedOutput(
+      factsOf(o, o.messageIndex),
+      hash,
+      placed.outStart[j]!,
+      placed.outEnd[j]!,
+      source,
+    );
+    outputs.push(c);
+    index.set(c.id, j);
+  }
+  for (let i = 0; i < placed.messages.length; i++) {
+    const p = placed.messages[i]!;
+    if (i < k) {
+      messages.push(reuse!.carry.messages[i]!);
+      continue;
+    }
+    const next = placed.messages[i + 1]?.firstOutput ?? outputs.length;
+    const view = carryView(
+      transcript.messages[i]!,
+      transcript.outputs.slice(p.firstOutput, next),
+      outputs.slice(p.firstOutput, next),
+      p,
+      source,
+      placed.format,
+    );
+    const { start, end, breakpointAt, breakpoints, firstOutput } = p;
+    messages.push({ start, end, breakpointAt, breakpoints, firstOutput, view });
+  }
+  const rewrites = new Map<string, string>();
+  for (const [id, text] of done.rewrites) {
+    // Ids and texts of this turn may be slices of its body: the carried output's id and the
+    // record's text are copies already, as is what an earlier turn carried.
+    const j = index.get(id);
+    const key = j !== undefined ? outputs[j]!.id : flat(id);
+    const before = reuse?.carry.rewrites.get(id);
+    const recorded = before === text ? undefined : done.sentText?.(id);
+    rewrites.set(key, before === text ? before : recorded === text ? recorded : flat(text));
+  }
+  // The texts read while deciding this turn are dropped; later turns read from this body.
+  source.release(placed.bytes);
+  return {
+    format: placed.format,
+    source,
+    raw: placed.bytes,
+    sent: written.body,
+    sentStart: written.sentStart,
+    sentEnd: written.sentEnd,
+    messages,
+    outputs,
+    index,
+    rewrites,
+    breakpoints: new Set(done.breakpoints),
+    ...(done.removedAt !== undefined ? { removedAt: done.removedAt } : {}),
+    backedAt: done.backedAt,
+  };
+}
