@@ -11,10 +11,11 @@
  *   - fail-open: a component that throws, times out or breaks its contract is reverted alone.
  * Processing is sequential and ordered, so the same input and config give the same bytes.
  *
- * A run is a few named steps over one state (Run): open the slots, then per stage: the store gate,
- * structural edits, the gates per output, the component's runs, and judging and keeping each
- * outcome (judge.ts); at the end, the held-back rewrites of a replayed session are flushed when they
- * are worth a batch. (A session's pins are backed by the store before a run: replay.ts.)
+ * A run is a few named steps over one state (Run, run-state.ts): open the slots, then per stage:
+ * the store gate, structural edits, the gates per output, the component's runs, and judging and
+ * keeping each outcome (settle.ts, judge.ts); at the end, the held-back rewrites of a replayed
+ * session are flushed when they are worth a batch. (A session's pins are backed by the store before
+ * a run: replay.ts.)
  *
  * Replay (a session, src/session): an output already sent in an earlier turn is pinned to the text
  * sent then, so a provider's prompt cache keeps matching. Only a transcript-scope lossy component
@@ -35,7 +36,7 @@ import type {
   RunContext,
   TranscriptComponent,
 } from '../component.js';
-import type { StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
+import type { ToolOutput, Transcript } from '../input/transcript.js';
 import { DEFAULT_HINT } from '../store/marker.js';
 import { byteLength } from '../tokens.js';
 import {
@@ -46,13 +47,13 @@ import {
   safeApplies,
   safeConcurrency,
 } from './component-calls.js';
-import { base, type EventAction, type PipelineEvent } from './event.js';
-import { failureKeepingFilters, type Gates, gatesFor, type OpenGate, storeGate } from './gates.js';
-import { type Judgement, judge } from './judge.js';
+import { base } from './event.js';
+import { failureKeepingFilters, gatesFor, type OpenGate, storeGate } from './gates.js';
 import { Charges, type Meter, meter } from './model-meter.js';
 import type { PipelineOptions, PipelineResult, Stage } from './options.js';
+import { charged, emit, type Run } from './run-state.js';
+import { flushHeld, settle } from './settle.js';
 import { contentOf, openSlots, type Slot } from './slots.js';
-import { stash } from './stash.js';
 import { structuralEdits } from './structural-edits.js';
 
 export type { EventAction, PipelineEvent } from './event.js';
@@ -60,36 +61,6 @@ export type { PipelineOptions, PipelineResult, Replay, Stage } from './options.j
 export type { Pin } from './slots.js';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-
-type Kept = Extract<Judgement, { kind: 'keep' }>;
-
-/** A rewrite of a pinned output, waiting until the held-back rewrites are worth a batch. */
-interface Held {
-  component: Component;
-  slot: Slot;
-  kept: Kept;
-  started: number;
-}
-
-/** One run's state, shared by its steps. */
-interface Run {
-  opts: PipelineOptions;
-  t: Transcript;
-  slots: Slot[];
-  gates: Gates;
-  held: Held[];
-  edits: StructuralEdit[];
-  events: PipelineEvent[];
-  ctx: RunContext;
-  /** ctx for a large tool error: only the filters proven to keep every failure line. */
-  errorCtx: RunContext;
-  template: string;
-  canStash(): Promise<boolean>;
-  /** Puts each component call's model cost on an event (model-meter.ts). */
-  charges: Charges;
-  /** Output id → slot, made once per run (null: two outputs share an id, see slotsById). */
-  byId?: Map<string, Slot> | null;
-}
 
 export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
   const run = startRun(t, opts);
@@ -131,17 +102,6 @@ function startRun(t: Transcript, opts: PipelineOptions): Run {
       return storeUsable;
     },
   };
-}
-
-function emit(run: Run, e: PipelineEvent): void {
-  run.charges.attach(e);
-  run.events.push(e);
-  run.opts.onEvent?.(e);
-}
-
-/** Runs fn, which emits the events of one component call, with that call's model cost charged. */
-function charged(run: Run, component: string, m: Meter, fn: () => Promise<void>): Promise<void> {
-  return run.charges.around(component, m, fn, (e) => emit(run, e));
 }
 
 async function runStage(run: Run, { component, config }: Stage): Promise<void> {
@@ -349,104 +309,6 @@ function targetsOf(
   }
   const byId = new Map([...open].map(([slot, gate]) => [slot.output.id, { slot, gate }]));
   return (id) => byId.get(id);
-}
-
-/** Judges one outcome, and keeps it (or holds it back, for an output already sent) or reports why not. */
-async function settle(
-  run: Run,
-  component: Component,
-  slot: Slot,
-  result: Guarded<Outcome>,
-  started: number,
-  gate: OpenGate,
-): Promise<void> {
-  const j = await judge(component, slot, result, {
-    tokens: run.opts.tokens,
-    template: run.template,
-    keepFailureLines: gate.keepFailureLines,
-  });
-  if (j.kind === 'drop') {
-    const { kind: _, action, reason, ...extra } = j;
-    return report(run, component, slot, started, action, reason, extra);
-  }
-  if (slot.pinned && component.scope === 'transcript') {
-    // Already sent: changing it now breaks the provider's cache from here on, so wait for a batch.
-    slot.held = true;
-    run.held.push({ component, slot, kept: j, started });
-    return;
-  }
-  await commit(run, component, slot, j, started);
-}
-
-/** Stashes the original (a lossy rewrite), then puts the new text in place; a failed stash reverts. */
-async function commit(
-  run: Run,
-  component: Component,
-  slot: Slot,
-  kept: Kept,
-  started: number,
-): Promise<void> {
-  if (kept.key !== undefined) {
-    const s = await stash(run.opts.store!, slot.original, slot.output.bytes);
-    if (!s.ok)
-      return report(run, component, slot, started, 'revert', `could not stash the original (${s.why})`);
-  }
-  const before = slot.current;
-  const bytesIn = byteLength(before);
-  slot.current = kept.text;
-  // A declarative filter is written for the usual output and cannot bound every one, so what it
-  // kept may still be shortened by the later stages (fold, collapse) under the same marker. What
-  // any other component kept is final for this run.
-  if (kept.tag !== undefined && component.scope === 'output' && component.usesFilters === true)
-    slot.tag = kept.tag;
-  else delete slot.tag;
-  if (component.scope === 'transcript' && kept.outcome.loss !== 'none') slot.final = true;
-  report(run, component, slot, started, 'rewrite', undefined, {
-    before,
-    after: kept.text,
-    bytesIn,
-    bytesOut: byteLength(kept.text),
-    loss: kept.outcome.loss,
-    ...(kept.outcome.note ? { note: kept.outcome.note } : {}),
-    ...(kept.key ? { key: kept.key } : {}),
-  });
-}
-
-function report(
-  run: Run,
-  component: Component,
-  slot: Slot,
-  started: number,
-  action: EventAction,
-  reason: string | undefined,
-  extra: Partial<PipelineEvent> = {},
-): void {
-  const bytes = byteLength(slot.current);
-  emit(run, {
-    ...base(component.name, slot.output.id, action, bytes, bytes, reason, slot.output),
-    ms: performance.now() - started,
-    ...extra,
-  });
-}
-
-/** Applies the held-back rewrites of pinned outputs when together they are worth a batch. */
-async function flushHeld(run: Run): Promise<void> {
-  // Held rewrites of messages a summary replaced are moot: they are never sent.
-  const held = run.held.filter((h) => !h.slot.gone);
-  if (held.length === 0) return;
-  const batch = run.opts.replay?.flushTokens ?? 0;
-  let saved = 0;
-  for (const h of held)
-    saved += (await run.opts.tokens.count(h.slot.current)) - (await run.opts.tokens.count(h.kept.text));
-  if (saved < batch) {
-    const why = `held back until a batch is due (${saved} of ${batch} tokens pending)`;
-    for (const h of held) {
-      const bytes = byteLength(h.slot.current);
-      emit(run, base(h.component.name, h.slot.output.id, 'skip', bytes, bytes, why, h.slot.output));
-    }
-    return;
-  }
-  for (const h of held) await commit(run, h.component, h.slot, h.kept, h.started);
 }
 
 function resultOf(run: Run): PipelineResult {
