@@ -50,7 +50,9 @@ export function makeWorld(prefix: string): World {
   // /tmp as writable, which would hide what a real home looks like.
   const base = process.env.CG_CLIENTS_WORK || join(ROOT, 'node_modules', '.cache', 'cg-clients', 'runs');
   mkdirSync(base, { recursive: true });
-  const root = mkdtempSync(join(existsSync(base) ? base : tmpdir(), prefix));
+  // Every world's path has the same length: a tool that wraps or cuts lines by width (pytest's
+  // failure report) must print the same text in the world with cg and the one without.
+  const root = mkdtempSync(join(existsSync(base) ? base : tmpdir(), prefix.padEnd(16, '-')));
   const home = join(root, 'home');
   const work = join(root, 'work');
   const store = join(root, 'store');
