@@ -52,18 +52,19 @@ export function isCodedError(err: unknown): err is CodedError {
 }
 
 export async function compressCommand(flags: CompressFlags): Promise<number> {
-  const input = await readStdin();
+  // Held, not bound: compactAndWrite lets go of a large input's bytes once it has their text.
+  const input: HeldInput = { bytes: await readStdin() };
   const raw = rawOutputReason(flags);
   if (raw) {
     if (flags.verbose || flags.explain) warn(raw);
-    await writeOut(input);
+    await writeOut(input.bytes!);
     return 0;
   }
   let config: CgConfig;
   try {
     config = await prepareCompaction(flags);
   } catch (err) {
-    await writeOut(input);
+    await writeOut(input.bytes!);
     if (isCodedError(err)) throw err;
     warn(
       `internal error, input passed through unchanged: ${err instanceof Error ? err.message : String(err)}`,
@@ -172,15 +173,29 @@ function passedThrough(
 }
 
 /**
+ * The input's bytes, held by one object so that compactAndWrite can let go of them: past
+ * KEEP_BYTES_MAX its text is all it keeps (the text's UTF-8 is those very bytes, so passing it
+ * through writes them), and a stash encodes the original again when one is needed (for a 60 MB
+ * request body that is never). A caller must not keep its own reference to the bytes.
+ */
+export interface HeldInput {
+  bytes: Buffer | undefined;
+}
+
+/** Inputs up to this size keep their bytes for the store (spares an encode); larger ones do not. */
+const KEEP_BYTES_MAX = 8 << 20;
+
+/**
  * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
  * default command and `cg run`; the caller has already handled raw output and loaded the config.
  * It never throws for a config or usage problem: the input goes through and the report says why.
  */
 export async function compactAndWrite(
-  input: Buffer,
+  held: HeldInput,
   flags: CompressFlags,
   config: CgConfig,
 ): Promise<CompactReport | undefined> {
+  const input = held.bytes!;
   if (input.length === 0) return undefined;
   if (!flags.verbose && !flags.explain && !forcesFormat(flags) && runsNothing(flags, config)) {
     // `--preset off` (or an empty list): the input is the output. Not even decoded: a 100 MB log
@@ -194,9 +209,23 @@ export async function compactAndWrite(
     await writeOut(input);
     return undefined;
   }
-
   const text = input.toString('utf8');
   keepByteLength(text, input.length);
+  if (input.length > KEEP_BYTES_MAX) held.bytes = undefined;
+  return compactDecoded(text, held, flags, config);
+}
+
+/** The input as the text of valid UTF-8: its bytes if still held, or written from the text. */
+function passThrough(text: string, held: HeldInput): Promise<void> {
+  return held.bytes ? writeOut(held.bytes) : writeText(text);
+}
+
+async function compactDecoded(
+  text: string,
+  held: HeldInput,
+  flags: CompressFlags,
+  config: CgConfig,
+): Promise<CompactReport | undefined> {
   const tokenizer = flags.tokenizer ?? config.tokenizer;
   const tokens = createTokens(tokenizer);
   const store = flags.store === false ? null : openStore(config.store);
@@ -220,7 +249,7 @@ export async function compactAndWrite(
       ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
       ...(flags.components !== undefined ? { components: flags.components } : {}),
       config,
-      inputBytes: input,
+      ...(held.bytes ? { inputBytes: held.bytes } : {}),
       format: flags.format ?? 'auto',
       ...(flags.command !== undefined ? { command: flags.command } : {}),
       ...(flags.query !== undefined ? { query: flags.query } : {}),
@@ -242,7 +271,7 @@ export async function compactAndWrite(
       },
     });
   } catch (err) {
-    await writeOut(input);
+    await passThrough(text, held);
     if (isCodedError(err)) return { ...meta, events, input: text, output: text, changed: false, error: err };
     warn(
       `internal error, input passed through unchanged: ${err instanceof Error ? err.message : String(err)}`,
@@ -252,11 +281,11 @@ export async function compactAndWrite(
   if (filters.error) {
     // A broken filter file is a config error, never a silent skip; the input still passes through
     // whole, so nothing is lost while the caller reports it (compress: exit 2).
-    await writeOut(input);
+    await passThrough(text, held);
     return { ...meta, events, input: text, output: text, changed: false, error: filters.error };
   }
   if (result.changed) await writeText(result.output);
-  else await writeOut(input);
+  else await passThrough(text, held);
   if (flags.explain)
     process.stderr.write(await explainTable(events, text, result.output, config.tokenizer, flags.tokenizer));
   return {

@@ -20,8 +20,18 @@ import type { Slot } from './slots.js';
 export type Rewrite = Extract<Outcome, { kind: 'rewrite' }>;
 
 export type Judgement =
-  /** `key`: the marker's key, for a lossy rewrite whose original must be stashed first. */
-  | { kind: 'keep'; text: string; key: string | undefined; tag?: string; outcome: Rewrite }
+  /**
+   * `key`: the marker's key, for a lossy rewrite whose original must be stashed first; `bytes`: that
+   * original's UTF-8, encoded once for the key so the stash neither encodes nor hashes it again.
+   */
+  | {
+      kind: 'keep';
+      text: string;
+      key: string | undefined;
+      tag?: string;
+      outcome: Rewrite;
+      bytes?: Uint8Array;
+    }
   | { kind: 'drop'; action: 'skip' | 'revert' | 'fail'; reason: string; bytesOut?: number; note?: string };
 
 export interface JudgeOptions {
@@ -89,10 +99,11 @@ export async function judge(
   }
   if (!(await fewerWithTag(opts.tokens, bare, tagBound(opts.template, expandArgs), slot.current)))
     return notFewer(bare);
-  const key = keyOf(slot.output.bytes ?? slot.original);
+  const bytes = slot.output.bytes ?? Buffer.from(slot.original, 'utf8');
+  const key = keyOf(bytes);
   const tag = marker(key) + hint(opts.template, key, expandArgs);
   const text = slotted ? outcome.text.replace(MARKER_SLOT, () => tag) : appendLine(outcome.text, tag);
-  return { kind: 'keep', text, key, tag, outcome: kept };
+  return { kind: 'keep', text, key, tag, outcome: kept, bytes };
 }
 
 /** Appends the marker on a line of its own, keeping a trailing newline where there was one. */
