@@ -211,7 +211,19 @@ export async function compactAndWrite(
   }
   const text = input.toString('utf8');
   keepByteLength(text, input.length);
-  if (input.length > KEEP_BYTES_MAX) held.bytes = undefined;
+  if (input.length <= KEEP_BYTES_MAX) return compactDecoded(text, held, flags, config);
+  held.bytes = undefined;
+  return releasedThenCompacted(text, held, flags, config);
+}
+
+/** The bytes are let go of here, where nothing refers to them any more, and collected at once. */
+async function releasedThenCompacted(
+  text: string,
+  held: HeldInput,
+  flags: CompressFlags,
+  config: CgConfig,
+): Promise<CompactReport | undefined> {
+  await (await import('../collect.js')).collectGarbage();
   return compactDecoded(text, held, flags, config);
 }
 
@@ -300,19 +312,22 @@ async function compactDecoded(
 }
 
 /** Slices of this many UTF-16 units: the largest UTF-8 copy a write of a rewritten text makes. */
-const WRITE_SLICE = 1 << 22;
+const WRITE_SLICE = 1 << 20;
 
 /**
- * Writes a rewritten text in slices (never inside a surrogate pair), so its UTF-8 is never one
- * more copy the size of the output (37 MB of compacted JSON, 60 MB of a request body).
+ * Writes a rewritten text in slices (never inside a surrogate pair), each encoded into one reused
+ * buffer (a slice's units are at most 3 bytes each; a write resolves once its bytes are handed on),
+ * so its UTF-8 is never one more copy the size of the output (37 MB of compacted JSON, 60 MB of a
+ * request body), nor that much garbage in slices.
  */
 async function writeText(text: string): Promise<void> {
   if (text.length <= WRITE_SLICE) return writeOut(text);
+  const slice = Buffer.allocUnsafe(3 * WRITE_SLICE + 3);
   for (let at = 0; at < text.length; ) {
     let end = Math.min(text.length, at + WRITE_SLICE);
     const last = text.charCodeAt(end - 1);
     if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
-    await writeOut(text.slice(at, end));
+    await writeOut(slice.subarray(0, slice.write(text.slice(at, end), 'utf8')));
     at = end;
   }
 }
