@@ -19,6 +19,7 @@ import type { RunCounts } from '../stats/index.js';
 import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
 import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
+import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
 import { rawOutputReason } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
 
@@ -311,23 +312,13 @@ async function compactDecoded(
   };
 }
 
-/** Slices of this many UTF-16 units: the largest UTF-8 copy a write of a rewritten text makes. */
-const WRITE_SLICE = 1 << 20;
-
 /**
- * Writes a rewritten text in slices (never inside a surrogate pair), each encoded into one reused
- * buffer (a slice's units are at most 3 bytes each; a write resolves once its bytes are handed on),
- * so its UTF-8 is never one more copy the size of the output (37 MB of compacted JSON, 60 MB of a
- * request body), nor that much garbage in slices.
+ * Writes a rewritten text in slices (src/utf8-slices.ts), each encoded into one reused buffer (a
+ * write resolves once its bytes are handed on), so its UTF-8 is never one more copy the size of
+ * the output (37 MB of compacted JSON, 60 MB of a request body), nor that much garbage in slices.
  */
 async function writeText(text: string): Promise<void> {
-  if (text.length <= WRITE_SLICE) return writeOut(text);
-  const slice = Buffer.allocUnsafe(3 * WRITE_SLICE + 3);
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + WRITE_SLICE);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
-    await writeOut(slice.subarray(0, slice.write(text.slice(at, end), 'utf8')));
-    at = end;
-  }
+  if (text.length <= SLICE_UNITS) return writeOut(text);
+  const slice = Buffer.allocUnsafe(3 * SLICE_UNITS + 3);
+  for (const part of utf8Slices(text)) await writeOut(slice.subarray(0, slice.write(part, 'utf8')));
 }
