@@ -185,6 +185,8 @@ export interface HeldInput {
 
 /** Inputs up to this size keep their bytes for the store (spares an encode); larger ones do not. */
 const KEEP_BYTES_MAX = 8 << 20;
+/** Past this size the heap is asked to grow conservatively (src/heap.ts). */
+const LEAN_ABOVE = 1 << 20;
 
 /**
  * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
@@ -212,19 +214,27 @@ export async function compactAndWrite(
   }
   const text = input.toString('utf8');
   keepByteLength(text, input.length);
-  if (input.length <= KEEP_BYTES_MAX) return compactDecoded(text, held, flags, config);
-  held.bytes = undefined;
-  return releasedThenCompacted(text, held, flags, config);
+  if (input.length <= LEAN_ABOVE) return compactDecoded(text, held, flags, config);
+  return compactedLarge(text, held, input.length > KEEP_BYTES_MAX, flags, config);
 }
 
-/** The bytes are let go of here, where nothing refers to them any more, and collected at once. */
-async function releasedThenCompacted(
+/**
+ * A large input: the heap grows conservatively from here on (src/heap.ts), and past KEEP_BYTES_MAX
+ * the bytes are let go of here, where nothing else refers to them, and collected at once.
+ */
+async function compactedLarge(
   text: string,
   held: HeldInput,
+  release: boolean,
   flags: CompressFlags,
   config: CgConfig,
 ): Promise<CompactReport | undefined> {
-  await (await import('../collect.js')).collectGarbage();
+  const heap = await import('../heap.js');
+  await heap.leanHeap();
+  if (release) {
+    held.bytes = undefined;
+    await heap.collectGarbage();
+  }
   return compactDecoded(text, held, flags, config);
 }
 

@@ -68,7 +68,7 @@ export async function judge(
   const problem = contractProblem(component, outcome, slot.current);
   if (problem) return drop('fail', problem);
   if (outcome.kind === 'skip') return drop('skip', outcome.gate);
-  if (slot.current.length > COLLECT_ABOVE) await (await import('../collect.js')).collectGarbage();
+  if (slot.current.length > COLLECT_ABOVE) await (await import('../heap.js')).collectGarbage();
   const notFewer = (text: string) =>
     drop('revert', 'not fewer tokens than its input', {
       bytesOut: byteLength(text),
