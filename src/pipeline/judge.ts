@@ -39,10 +39,11 @@ export type Judgement =
  * contract is checked, which flattens it): the component's work leaves its garbage (chunks, tables) for the heap's next full collection, and
  * judging adds a copy the size of the output (a proof flattens the rewrite, a key encodes the
  * original), so collected first the run's peak stays near what is alive (DESIGN §7: ≤ 2.5× the
- * input + 80 MB). Measured on 50 MB of pretty JSON through format: 219 → 183 MiB, for one
- * collection of a few tens of milliseconds in a run of seconds.
+ * input + 80 MB). Measured on 50 MB of pretty JSON through format: 219 → 183 MiB, and on 4 MB
+ * through the default preset 98 → 91 MiB (bench/memory.mjs), for a collection of a few
+ * milliseconds (tens at 50 MB) in a run that takes hundreds.
  */
-const COLLECT_ABOVE = 8 << 20;
+const COLLECT_ABOVE = 1 << 20;
 
 export interface JudgeOptions {
   tokens: Tokens;
