@@ -140,6 +140,19 @@ rmSync(work, { recursive: true, force: true });
   for (const r of shapeRows) console.log(r.map((c, i) => c.padEnd(w[i])).join('  │  '));
 }
 
+// The hot paths at size (bench/hotpath.mjs) and peak RSS over sizes and shapes (bench/memory.mjs),
+// against DESIGN §7's 2.5 × input + 80 MB; CG_BENCH_HOTPATH=0 / CG_BENCH_MEMORY=0 skip them.
+if (process.env.CG_BENCH_HOTPATH !== '0') {
+  const { hotpathLines } = await import('./hotpath.mjs');
+  console.log('');
+  for (const line of hotpathLines({ bin })) console.log(line);
+}
+if (process.env.CG_BENCH_MEMORY !== '0') {
+  const { memoryLines } = await import('./memory.mjs');
+  console.log('');
+  for (const line of memoryLines({ bin })) console.log(line);
+}
+
 // Hook latency on Claude Code and Codex payloads (bench/hook.mjs).
 {
   const { hookBench } = await import('./hook.mjs');

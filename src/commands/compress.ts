@@ -19,6 +19,7 @@ import type { RunCounts } from '../stats/index.js';
 import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
 import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
+import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
 import { rawOutputReason } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
 
@@ -52,18 +53,19 @@ export function isCodedError(err: unknown): err is CodedError {
 }
 
 export async function compressCommand(flags: CompressFlags): Promise<number> {
-  const input = await readStdin();
+  // Held, not bound: compactAndWrite lets go of a large input's bytes once it has their text.
+  const input: HeldInput = { bytes: await readStdin() };
   const raw = rawOutputReason(flags);
   if (raw) {
     if (flags.verbose || flags.explain) warn(raw);
-    await writeOut(input);
+    await writeOut(input.bytes!);
     return 0;
   }
   let config: CgConfig;
   try {
     config = await prepareCompaction(flags);
   } catch (err) {
-    await writeOut(input);
+    await writeOut(input.bytes!);
     if (isCodedError(err)) throw err;
     warn(
       `internal error, input passed through unchanged: ${err instanceof Error ? err.message : String(err)}`,
@@ -172,15 +174,31 @@ function passedThrough(
 }
 
 /**
+ * The input's bytes, held by one object so that compactAndWrite can let go of them: past
+ * KEEP_BYTES_MAX its text is all it keeps (the text's UTF-8 is those very bytes, so passing it
+ * through writes them), and a stash encodes the original again when one is needed (for a 60 MB
+ * request body that is never). A caller must not keep its own reference to the bytes.
+ */
+export interface HeldInput {
+  bytes: Buffer | undefined;
+}
+
+/** Inputs up to this size keep their bytes for the store (spares an encode); larger ones do not. */
+const KEEP_BYTES_MAX = 8 << 20;
+/** Past this size the heap is asked to grow conservatively (src/heap.ts). */
+const LEAN_ABOVE = 1 << 20;
+
+/**
  * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
  * default command and `cg run`; the caller has already handled raw output and loaded the config.
  * It never throws for a config or usage problem: the input goes through and the report says why.
  */
 export async function compactAndWrite(
-  input: Buffer,
+  held: HeldInput,
   flags: CompressFlags,
   config: CgConfig,
 ): Promise<CompactReport | undefined> {
+  const input = held.bytes!;
   if (input.length === 0) return undefined;
   if (!flags.verbose && !flags.explain && !forcesFormat(flags) && runsNothing(flags, config)) {
     // `--preset off` (or an empty list): the input is the output. Not even decoded: a 100 MB log
@@ -194,9 +212,43 @@ export async function compactAndWrite(
     await writeOut(input);
     return undefined;
   }
-
   const text = input.toString('utf8');
   keepByteLength(text, input.length);
+  if (input.length <= LEAN_ABOVE) return compactDecoded(text, held, flags, config);
+  return compactedLarge(text, held, input.length > KEEP_BYTES_MAX, flags, config);
+}
+
+/**
+ * A large input: the heap grows conservatively from here on (src/heap.ts), and past KEEP_BYTES_MAX
+ * the bytes are let go of here, where nothing else refers to them, and collected at once.
+ */
+async function compactedLarge(
+  text: string,
+  held: HeldInput,
+  release: boolean,
+  flags: CompressFlags,
+  config: CgConfig,
+): Promise<CompactReport | undefined> {
+  const heap = await import('../heap.js');
+  await heap.leanHeap();
+  if (release) {
+    held.bytes = undefined;
+    await heap.collectGarbage();
+  }
+  return compactDecoded(text, held, flags, config);
+}
+
+/** The input as the text of valid UTF-8: its bytes if still held, or written from the text. */
+function passThrough(text: string, held: HeldInput): Promise<void> {
+  return held.bytes ? writeOut(held.bytes) : writeText(text);
+}
+
+async function compactDecoded(
+  text: string,
+  held: HeldInput,
+  flags: CompressFlags,
+  config: CgConfig,
+): Promise<CompactReport | undefined> {
   const tokenizer = flags.tokenizer ?? config.tokenizer;
   const tokens = createTokens(tokenizer);
   const store = flags.store === false ? null : openStore(config.store);
@@ -220,7 +272,7 @@ export async function compactAndWrite(
       ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
       ...(flags.components !== undefined ? { components: flags.components } : {}),
       config,
-      inputBytes: input,
+      ...(held.bytes ? { inputBytes: held.bytes } : {}),
       format: flags.format ?? 'auto',
       ...(flags.command !== undefined ? { command: flags.command } : {}),
       ...(flags.query !== undefined ? { query: flags.query } : {}),
@@ -242,7 +294,7 @@ export async function compactAndWrite(
       },
     });
   } catch (err) {
-    await writeOut(input);
+    await passThrough(text, held);
     if (isCodedError(err)) return { ...meta, events, input: text, output: text, changed: false, error: err };
     warn(
       `internal error, input passed through unchanged: ${err instanceof Error ? err.message : String(err)}`,
@@ -252,11 +304,11 @@ export async function compactAndWrite(
   if (filters.error) {
     // A broken filter file is a config error, never a silent skip; the input still passes through
     // whole, so nothing is lost while the caller reports it (compress: exit 2).
-    await writeOut(input);
+    await passThrough(text, held);
     return { ...meta, events, input: text, output: text, changed: false, error: filters.error };
   }
   if (result.changed) await writeText(result.output);
-  else await writeOut(input);
+  else await passThrough(text, held);
   if (flags.explain)
     process.stderr.write(await explainTable(events, text, result.output, config.tokenizer, flags.tokenizer));
   return {
@@ -270,20 +322,13 @@ export async function compactAndWrite(
   };
 }
 
-/** Slices of this many UTF-16 units: the largest UTF-8 copy a write of a rewritten text makes. */
-const WRITE_SLICE = 1 << 22;
-
 /**
- * Writes a rewritten text in slices (never inside a surrogate pair), so its UTF-8 is never one
- * more copy the size of the output (37 MB of compacted JSON, 60 MB of a request body).
+ * Writes a rewritten text in slices (src/utf8-slices.ts), each encoded into one reused buffer (a
+ * write resolves once its bytes are handed on), so its UTF-8 is never one more copy the size of
+ * the output (37 MB of compacted JSON, 60 MB of a request body), nor that much garbage in slices.
  */
 async function writeText(text: string): Promise<void> {
-  if (text.length <= WRITE_SLICE) return writeOut(text);
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + WRITE_SLICE);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end++;
-    await writeOut(text.slice(at, end));
-    at = end;
-  }
+  if (text.length <= SLICE_UNITS) return writeOut(text);
+  const slice = Buffer.allocUnsafe(3 * SLICE_UNITS + 3);
+  for (const part of utf8Slices(text)) await writeOut(slice.subarray(0, slice.write(part, 'utf8')));
 }

@@ -108,7 +108,7 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
     }
     return code;
   }
-  const report = await compactAndWrite(capture.output(), { ...flags, command }, ready.config);
+  const report = await compactAndWrite({ bytes: capture.takeOutput() }, { ...flags, command }, ready.config);
   // A broken filter file: the output went through unchanged; say why, keep the command's exit code.
   if (report?.error) warn(report.error.message);
   if (!report) return code;

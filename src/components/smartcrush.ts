@@ -149,22 +149,21 @@ export function informative(items: Items, keep: Uint8Array): number[] {
     for (let k = at[i]!; k < at[i + 1]!; k++) g += 1 - covered[ids[k]!]!;
     return g;
   };
-  const heap: [number, number][] = [];
-  for (let i = 0; i < items.count; i++) if (!keep[i]) heapPush(heap, [gainOf(i), i]);
+  const heap = new GainHeap(items.count);
+  for (let i = 0; i < items.count; i++) if (!keep[i]) heap.push(gainOf(i), i);
   const picks: number[] = [];
   const curve: number[] = [0];
-  while (heap.length > 0) {
-    const top = heapPop(heap)!;
-    const fresh: [number, number] = [gainOf(top[1]), top[1]];
-    if (fresh[0] === 0) continue;
-    const next = heap[0];
-    if (next && before(next, fresh)) {
-      heapPush(heap, fresh);
+  while (heap.size > 0) {
+    const item = heap.topItem();
+    heap.pop();
+    const gain = gainOf(item);
+    if (gain === 0) continue;
+    if (heap.size > 0 && heap.precedes(0, gain, item)) {
+      heap.push(gain, item);
       continue;
     }
-    const gain = fresh[0];
-    picks.push(top[1]);
-    cover(top[1]);
+    picks.push(item);
+    cover(item);
     curve.push(curve[curve.length - 1]! + gain);
   }
   return picks.slice(0, knee(curve));
@@ -187,38 +186,56 @@ export function knee(curve: readonly number[]): number {
   return best;
 }
 
-/** Max-heap on gain, then min on index. */
-function before(a: [number, number], b: [number, number]): boolean {
-  return a[0] > b[0] || (a[0] === b[0] && a[1] < b[1]);
-}
-
-function heapPush(h: [number, number][], x: [number, number]): void {
-  h.push(x);
-  let i = h.length - 1;
-  while (i > 0) {
-    const p = (i - 1) >> 1;
-    if (!before(h[i]!, h[p]!)) break;
-    [h[i], h[p]] = [h[p]!, h[i]!];
-    i = p;
+/**
+ * A binary heap of (gain, item), highest gain first, then lowest item: two typed arrays, so half a
+ * million items cost 4 MB and no tuple objects. Each item is in it at most once, and the order is
+ * total, so the items come out in one order whatever the heap's shape.
+ */
+class GainHeap {
+  private readonly gains: Int32Array;
+  private readonly items: Int32Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.gains = new Int32Array(capacity);
+    this.items = new Int32Array(capacity);
   }
-}
-
-function heapPop(h: [number, number][]): [number, number] | undefined {
-  const top = h[0];
-  const last = h.pop();
-  if (h.length > 0 && last) {
-    h[0] = last;
+  topItem(): number {
+    return this.items[0]!;
+  }
+  /** Whether the entry at slot i comes out before (gain, item). */
+  precedes(i: number, gain: number, item: number): boolean {
+    const g = this.gains[i]!;
+    return g > gain || (g === gain && this.items[i]! < item);
+  }
+  push(gain: number, item: number): void {
+    let i = this.size++;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (this.precedes(p, gain, item)) break;
+      this.gains[i] = this.gains[p]!;
+      this.items[i] = this.items[p]!;
+      i = p;
+    }
+    this.gains[i] = gain;
+    this.items[i] = item;
+  }
+  pop(): void {
+    const n = --this.size;
+    if (n === 0) return;
+    const gain = this.gains[n]!;
+    const item = this.items[n]!;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
+      if (l >= n) break;
       const r = l + 1;
-      let m = i;
-      if (l < h.length && before(h[l]!, h[m]!)) m = l;
-      if (r < h.length && before(h[r]!, h[m]!)) m = r;
-      if (m === i) break;
-      [h[i], h[m]] = [h[m]!, h[i]!];
+      const m = r < n && this.precedes(r, this.gains[l]!, this.items[l]!) ? r : l;
+      if (!this.precedes(m, gain, item)) break;
+      this.gains[i] = this.gains[m]!;
+      this.items[i] = this.items[m]!;
       i = m;
     }
+    this.gains[i] = gain;
+    this.items[i] = item;
   }
-  return top;
 }

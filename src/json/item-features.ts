@@ -43,9 +43,13 @@ function grown(a: Int32Array): Int32Array<ArrayBuffer> {
  * (the part up to its first `=` or `~`) and the rest, so a leaf's feature is found without building
  * its string. (Split at the first separator, the same string always gives the same two parts, so
  * two leaves whose features are the same string share one id even when a name holds `=` or `~`.)
- * The rests live in one open-addressed table keyed by (head, rest): typed arrays and a pool of
- * their characters (no strings for the collector to trace), where a Map per head spent most of
- * smartcrush's time on a large array.
+ * A feature is known by two independent 32-bit hashes of (head, rest), not by its characters: a
+ * 56 MB array of records has a few million distinct features, and keeping their text cost more
+ * memory than the array itself. Two different features share an id only if both hashes collide
+ * (about 1 in 10^11 over a million features): smartcrush would then weigh one item's novelty a
+ * little wrong, never lose a byte (what it drops is stashed). The open-addressed table holds two
+ * numbers a slot (the second hash and the id + 1, zero-filled means empty) and the first hash per
+ * id, so it is typed-array work with nothing for the collector to trace.
  */
 class FeatureIds {
   /** Head → its number. */
@@ -53,24 +57,16 @@ class FeatureIds {
   /** Plain name → its head's number, one table per separator (no `=` or `~` in the name). */
   private readonly byName = { '=': new Map<string, number>(), '~': new Map<string, number>() };
   private bits: number;
-  /** Four numbers a slot, so one probe reads one cache line: hash, head, id (-1: empty), pool offset. */
+  /** Two numbers a slot: the feature's second hash, its id + 1 (0: empty). */
   private slots: Int32Array;
-  /** Each rest as its length, then its characters: nothing for the collector to trace. */
-  private pool = new Uint16Array(1 << 20);
-  private pooled = 0;
-  private readonly long = new Map<string, number>();
+  /** Each id's first hash, which places it in the table (kept to place it again when it grows). */
+  private firstHash = new Int32Array(1024);
   size = 0;
 
   /** `expected`: about how many distinct features to make room for at first. */
   constructor(expected: number) {
     this.bits = Math.min(22, Math.max(10, Math.ceil(Math.log2(expected + 1)) + 1));
-    this.slots = FeatureIds.empty(1 << this.bits);
-  }
-
-  private static empty(size: number): Int32Array {
-    const slots = new Int32Array(size * 4);
-    for (let s = 2; s < slots.length; s += 4) slots[s] = -1;
-    return slots;
+    this.slots = new Int32Array(2 << this.bits);
   }
 
   private head(h: string): number {
@@ -82,64 +78,52 @@ class FeatureIds {
     return n;
   }
 
-  private holds(at: number, rest: string): boolean {
-    const { pool } = this;
-    if (pool[at] !== rest.length) return false;
-    for (let i = 0; i < rest.length; i++) if (pool[at + 1 + i] !== rest.charCodeAt(i)) return false;
-    return true;
-  }
-
   private idIn(head: number, rest: string): number {
-    if (rest.length > 0xffff) return this.longId(head, rest);
+    // FNV-1a and a multiply-rotate hash, each seeded with the head.
     let h = Math.imul(0x811c9dc5 ^ head, 0x01000193);
-    for (let i = 0; i < rest.length; i++) h = Math.imul(h ^ rest.charCodeAt(i), 0x01000193);
+    let g = Math.imul(0x9e3779b9 ^ head, 0x85ebca6b);
+    for (let i = 0; i < rest.length; i++) {
+      const c = rest.charCodeAt(i);
+      h = Math.imul(h ^ c, 0x01000193);
+      g = Math.imul(((g ^ c) << 13) | ((g ^ c) >>> 19), 0xc2b2ae35) + 0x165667b1;
+    }
+    g ^= g >>> 16;
+    g = Math.imul(g ^ rest.length, 0x85ebca6b);
+    g ^= g >>> 13;
     const mask = (1 << this.bits) - 1;
     const { slots } = this;
     let slot = (h ^ (h >>> this.bits)) & mask;
-    for (; slots[4 * slot + 2] !== -1; slot = (slot + 1) & mask) {
-      const s = 4 * slot;
-      if (slots[s] === h && slots[s + 1] === head && this.holds(slots[s + 3]!, rest)) return slots[s + 2]!;
+    for (; slots[2 * slot + 1] !== 0; slot = (slot + 1) & mask) {
+      const id = slots[2 * slot + 1]! - 1;
+      if (slots[2 * slot] === g && this.firstHash[id] === h) return id;
     }
     const id = this.size++;
-    const s = 4 * slot;
-    slots[s] = h;
-    slots[s + 1] = head;
-    slots[s + 2] = id;
-    slots[s + 3] = this.pooled;
-    if (this.pooled + 1 + rest.length > this.pool.length) {
-      const grown = new Uint16Array(Math.max(2 * this.pool.length, this.pooled + 1 + rest.length));
-      grown.set(this.pool);
-      this.pool = grown;
+    if (id === this.firstHash.length) {
+      const grown = new Int32Array(2 * id);
+      grown.set(this.firstHash);
+      this.firstHash = grown;
     }
-    this.pool[this.pooled++] = rest.length;
-    for (let i = 0; i < rest.length; i++) this.pool[this.pooled++] = rest.charCodeAt(i);
+    this.firstHash[id] = h;
+    slots[2 * slot] = g;
+    slots[2 * slot + 1] = id + 1;
     if (this.size * 4 > mask * 3) this.grow(); // at three quarters full
     return id;
   }
 
-  /** A rest longer than a pool entry's length can say (a word of a huge string): by a Map. */
-  private longId(head: number, rest: string): number {
-    const key = `${head}:${rest}`;
-    let id = this.long.get(key);
-    if (id === undefined) {
-      id = this.size++;
-      this.long.set(key, id);
-    }
-    return id;
-  }
-
-  /** Twice the slots, every entry placed again by its kept hash. */
+  /** Twice the slots, every entry placed again by its first hash. */
   private grow(): void {
     const old = this.slots;
     this.bits++;
     const mask = (1 << this.bits) - 1;
-    const slots = FeatureIds.empty(1 << this.bits);
-    for (let o = 0; o < old.length; o += 4) {
-      if (old[o + 2] === -1) continue;
-      const h = old[o]!;
+    const slots = new Int32Array(2 << this.bits);
+    for (let o = 0; o < old.length; o += 2) {
+      const entry = old[o + 1]!;
+      if (entry === 0) continue;
+      const h = this.firstHash[entry - 1]!;
       let slot = (h ^ (h >>> this.bits)) & mask;
-      while (slots[4 * slot + 2] !== -1) slot = (slot + 1) & mask;
-      slots.set(old.subarray(o, o + 4), 4 * slot);
+      while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+      slots[2 * slot] = old[o]!;
+      slots[2 * slot + 1] = entry;
     }
     this.slots = slots;
   }

@@ -35,7 +35,9 @@ export async function settle(
   if (slot.pinned && component.scope === 'transcript') {
     // Already sent: changing it now breaks the provider's cache from here on, so wait for a batch.
     slot.held = true;
-    run.held.push({ component, slot, kept: j, started });
+    // Held without the original's bytes: a long session may hold many, and a flush re-encodes.
+    const { bytes: _, ...light } = j;
+    run.held.push({ component, slot, kept: light, started });
     return;
   }
   await commit(run, component, slot, j, started);
@@ -50,7 +52,7 @@ async function commit(
   started: number,
 ): Promise<void> {
   if (kept.key !== undefined) {
-    const s = await stash(run.opts.store!, slot.original, slot.output.bytes);
+    const s = await stash(run.opts.store!, slot.original, kept.bytes ?? slot.output.bytes);
     if (!s.ok)
       return report(run, component, slot, started, 'revert', `could not stash the original (${s.why})`);
   }

@@ -52,6 +52,13 @@ export class Capture {
     return this.held.result();
   }
 
+  /** The whole output, handed over: the capture keeps no reference, so it can be let go of. */
+  takeOutput(): Buffer {
+    const out = this.output();
+    this.held = new Accumulator(0);
+    return out;
+  }
+
   /** Resolves once everything streamed so far has been handed to the sink. */
   flushed(): Promise<void> {
     return this.last;

@@ -4,6 +4,7 @@
  */
 import type { Hash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { utf8Slices } from '../utf8-slices.js';
 
 // node:crypto costs ~7 ms to load; most runs (small outputs, nothing dropped) never hash at all.
 let cryptoModule: typeof import('node:crypto') | undefined;
@@ -26,6 +27,32 @@ export function keyOf(data: string | Uint8Array): string {
     byBuffer.set(data, key);
   }
   return key;
+}
+
+/**
+ * Originals of at least this many UTF-16 units are hashed and stashed a slice at a time
+ * (src/utf8-slices.ts), never as one more copy of their bytes: the pipeline and the disk store
+ * both take this path for a large text whose bytes nobody holds.
+ */
+export const SLICED_MIN = 8 << 20;
+
+/**
+ * The last large text hashed, and its key: the pipeline takes the key of an original when it
+ * places the marker, and the store again when it stashes it, and a second pass over 60 MB costs
+ * ~0.1 s. One entry, so at most one text is kept alive by it.
+ */
+let lastText: string | undefined;
+let lastKey = '';
+
+/** keyOf(text), hashing a large text a slice at a time (the same digest as its whole encoding). */
+export function keyOfText(text: string): string {
+  if (text.length < SLICED_MIN) return keyOf(text);
+  if (text === lastText) return lastKey;
+  const hash = sha256();
+  for (const slice of utf8Slices(text)) hash.update(slice, 'utf8');
+  lastText = text;
+  lastKey = hash.digest('hex').slice(0, 16);
+  return lastKey;
 }
 
 export function isKey(key: string): boolean {

@@ -22,7 +22,7 @@ describe('compactAndWrite with nothing to run', () => {
   it('writes the input bytes back without decoding them under --preset off', async () => {
     const input = Buffer.from('{\n  "a": 1\n}\nnaïve line\n'.repeat(1000), 'utf8');
     const decode = vi.spyOn(input, 'toString');
-    const report = await compactAndWrite(input, { preset: 'off', store: false }, defaultConfig());
+    const report = await compactAndWrite({ bytes: input }, { preset: 'off', store: false }, defaultConfig());
     expect(written).toEqual([input]);
     expect(decode).not.toHaveBeenCalled();
     expect(report).toMatchObject({ changed: false, events: [] });
@@ -32,7 +32,7 @@ describe('compactAndWrite with nothing to run', () => {
     const input = Buffer.from('plain text\n', 'utf8');
     const decode = vi.spyOn(input, 'toString');
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    await compactAndWrite(input, { preset: 'off', store: false, verbose: true }, defaultConfig());
+    await compactAndWrite({ bytes: input }, { preset: 'off', store: false, verbose: true }, defaultConfig());
     expect(decode).toHaveBeenCalled();
     expect(stderr.mock.calls.map((c) => String(c[0])).join('')).toContain('text input; preset off');
     expect(written).toEqual([input]);
@@ -41,7 +41,7 @@ describe('compactAndWrite with nothing to run', () => {
   it('still checks a forced request format against the input', async () => {
     const input = Buffer.from('not a request body\n', 'utf8');
     const report = await compactAndWrite(
-      input,
+      { bytes: input },
       { preset: 'off', store: false, format: 'anthropic' },
       defaultConfig(),
     );
