@@ -169,11 +169,8 @@ function spannedTranscript(
     const last = layout.messages[to - 1];
     return first && last ? { start: first.start, end: last.end } : undefined;
   };
-  const write = (
-    rewrites: ReadonlyMap<string, string>,
-    structural: readonly StructuralEdit[] = [],
-  ): string => {
-    if (rewrites.size === 0 && structural.length === 0) return raw;
+  /** The splices write() makes of raw; a RangeError names an edit the body cannot take. */
+  const editsOf = (rewrites: ReadonlyMap<string, string>, structural: readonly StructuralEdit[]): Edit[] => {
     const edits: Edit[] = [];
     // A replaced span takes every change inside it with it.
     const replaced: { start: number; end: number }[] = [];
@@ -199,7 +196,30 @@ function spannedTranscript(
       if (text !== texts.get(id) && !gone(span.start))
         edits.push({ start: span.start, end: span.end, text: JSON.stringify(text) });
     }
-    return applyEdits(raw, edits);
+    return edits;
+  };
+  const write = (
+    rewrites: ReadonlyMap<string, string>,
+    structural: readonly StructuralEdit[] = [],
+  ): string => {
+    if (rewrites.size === 0 && structural.length === 0) return raw;
+    return applyEdits(raw, editsOf(rewrites, structural));
+  };
+  // What write() makes of one message, from the very splices it would make: undefined when any
+  // of them falls outside that message (or cannot be made). A check of one message's edit (the
+  // pipeline's proof that a cache breakpoint is lossless) then never writes the whole body.
+  const writeMessage = (index: number, structural: readonly StructuralEdit[]): string | undefined => {
+    const m = Number.isInteger(index) ? layout.messages[index] : undefined;
+    if (!m) return undefined;
+    let edits: Edit[];
+    try {
+      edits = editsOf(new Map(), structural);
+    } catch {
+      return undefined;
+    }
+    if (edits.some((e) => e.start < m.start || e.end > m.end)) return undefined;
+    const inside = edits.map((e) => ({ ...e, start: e.start - m.start, end: e.end - m.start }));
+    return applyEdits(raw.slice(m.start, m.end), inside);
   };
   const t: Transcript = {
     format,
@@ -211,7 +231,7 @@ function spannedTranscript(
       return span ? raw.slice(span.start, span.end) : undefined;
     },
     messageRange: spanOf,
-    ...(listed ? { layout: () => layout } : {}),
+    ...(listed ? { layout: () => layout, writeMessage } : {}),
   };
   if (model !== undefined) t.model = model;
   return t;
