@@ -56,6 +56,11 @@ export interface CompactedRequest {
   fellOpen?: string;
   /** The decisions (also in observe mode), for stats and --verbose. */
   events: PipelineEvent[];
+  /**
+   * The exact token counts the decisions made, by text (the session's counter: Tokens.known), for
+   * the stats record, which then counts none of those texts again.
+   */
+  known?: (text: string) => number | undefined;
   format: InputFormat;
   session?: string;
   /** The agent host that sent it, from its headers (client-host.ts); the server sets it. */
@@ -131,6 +136,8 @@ export async function compactRequest(
       };
     }
     const abort = new AbortController();
+    const tokens = deps.tokensFor(sessionId);
+    const known = (text: string) => tokens.known(text);
     if (!deps.observe) await deps.store?.refresh();
     const store = deps.observe
       ? deps.baseStore
@@ -145,7 +152,7 @@ export async function compactRequest(
         format,
         store,
         ...(deps.turns ? { turns: deps.turns } : {}),
-        tokens: deps.tokensFor(sessionId),
+        tokens,
         filters: deps.filters,
         session: {
           ...(sessionId !== undefined ? { id: sessionId } : {}),
@@ -163,16 +170,17 @@ export async function compactRequest(
       const session = result.session ?? sessionId;
       if (deps.observe || !result.changed) {
         if (!deps.observe) deps.retries?.set(sessionId, raw, { body: raw, rewritten: false });
-        return original(undefined, session);
+        return { ...original(undefined, session), known };
       }
       const failures = store && 'flush' in store ? await store.flush() : [];
-      if (failures.length > 0) return original(`store write failed (${failures[0]})`, session);
+      if (failures.length > 0) return { ...original(`store write failed (${failures[0]})`, session), known };
       const { body } = result;
       deps.retries?.set(sessionId, raw, { body, rewritten: true });
       return {
         body,
         rewritten: true,
         events,
+        known,
         format: result.format,
         ...(session !== undefined ? { session } : {}),
         bytesIn: raw.length,

@@ -57,6 +57,11 @@ export interface RecordMeta {
   storeDir?: string;
   /** Counts already made (countRun, for the footer): those texts are not counted again. */
   counts?: RunCounts;
+  /**
+   * The exact counts the run's own token counter already made, by text (Tokens.known, with the
+   * same tokenizer): the proxy hands its pipeline's over, so those texts are never counted again.
+   */
+  known?: (text: string) => number | undefined;
   /** The agent host the output goes to (claude-code, codex, gemini, …); default from the environment. */
   host?: string;
   /** The door cg was reached through: pipe, hook, proxy, mcp; default $CG_VIA, else pipe. */
@@ -122,7 +127,8 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
     const fill = registerTexts(plan, table);
     for (const entry of table.texts) {
       if (entry.view) continue; // its text is the original; what is counted is the host's view of it
-      const known = typeof entry.text === 'string' ? meta.counts?.counted.get(entry.text) : undefined;
+      if (typeof entry.text !== 'string') continue;
+      const known = meta.counts?.counted.get(entry.text) ?? meta.known?.(entry.text);
       if (known !== undefined) entry.n = known;
     }
     await commit(env, r, meta.tokenizer, () => runLines(plan), fill, table, meta.storeDir);
