@@ -118,6 +118,10 @@ export async function compactRequest(
     return text;
   };
   const sessionId = requestSession(format, textOf, rawHeaders);
+  // Handed to the engine rather than held here: a body is decoded once, and its text (twice the
+  // body's size when it holds any character past Latin-1) is not kept alive beside the engine's.
+  const decodedText = text;
+  text = undefined;
 
   return inOrder(sessionId, async () => {
     const again = deps.observe ? undefined : deps.retries?.get(sessionId, raw);
@@ -152,6 +156,7 @@ export async function compactRequest(
         format,
         store,
         ...(deps.turns ? { turns: deps.turns } : {}),
+        ...(decodedText !== undefined ? { text: decodedText } : {}),
         tokens,
         filters: deps.filters,
         session: {
