@@ -25,6 +25,8 @@ export interface BodyOptions extends CompactOptions {
    * explicit session id, a turn reads and writes only what changed since (the proxy).
    */
   turns?: TurnMemory;
+  /** The body already decoded, when the caller had to (the proxy, for a session id): not decoded again. */
+  text?: string;
 }
 
 export interface BodyResult extends Omit<CompactResult, 'output'> {
@@ -55,7 +57,7 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
   if (read) transcript = read.transcript;
   else {
     // The text is kept only for the write() of a body that cannot be placed.
-    const text = bytes.toString('utf8');
+    const text = options.text ?? bytes.toString('utf8');
     transcript = readTranscript(text, options.format, {});
     read = placeable ? placeRead(transcript, text, bytes) : undefined;
     if (!read) {

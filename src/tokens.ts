@@ -50,6 +50,8 @@ export interface Tokens {
   piecesAbove(text: string, n: number): Promise<boolean>;
   /** How many exact counts were needed (for --verbose and tests of laziness). */
   readonly exactCounts: number;
+  /** The exact count already made of text, if one was (never counts: for stats, after a run). */
+  known(text: string): number | undefined;
 }
 
 const loaded = new Map<TokenizerName, Promise<ExactCounter>>();
@@ -197,6 +199,7 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
     get exactCounts() {
       return exact;
     },
+    known: (text) => (text.length === 0 ? 0 : cache.get(text)),
     async exceeds(text, limit) {
       const bytes = byteLength(text);
       if (bytes <= limit) return false;

@@ -113,6 +113,8 @@ async function record(
       format: c.format,
       tokenizer: config.tokenizer,
       ...(storeDir !== undefined ? { storeDir } : {}),
+      // What the decisions counted exactly is not counted again (the counter uses config.tokenizer).
+      ...(c.known ? { known: c.known } : {}),
       env,
     });
   await recordRequest({

@@ -119,7 +119,9 @@ export class TranscriptBuilder {
 
   /**
    * `items` are the JSON nodes of the message list, one per message view, when the format has one:
-   * they give messageSpan() and let a span of messages be replaced.
+   * they give messageSpan() and let a span of messages be replaced. The transcript keeps only the
+   * spans it writes into, never a node: the span tree (several times the body's size) is let go of
+   * once the body is read.
    */
   build(
     format: InputFormat,
@@ -127,74 +129,110 @@ export class TranscriptBuilder {
     model: string | undefined,
     items?: readonly JsonNode[],
   ): Transcript {
-    const { outputs, messages, nodes, lastBlocks } = this;
-    const texts = new Map(outputs.map((o) => [o.id, o.text]));
-    const spanOf = (from: number, to: number): { start: number; end: number } | undefined => {
-      const first = items?.[from];
-      const last = items?.[to - 1];
-      if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to <= from) return undefined;
-      return first && last ? { start: first.start, end: last.end } : undefined;
-    };
-    const write = (
-      rewrites: ReadonlyMap<string, string>,
-      structural: readonly StructuralEdit[] = [],
-    ): string => {
-      if (rewrites.size === 0 && structural.length === 0) return raw;
-      const edits: Edit[] = [];
-      // A replaced span takes every change inside it with it.
-      const replaced: { start: number; end: number }[] = [];
-      for (const e of structural) {
-        if (e.kind !== 'replace_messages') continue;
-        const span = spanOf(e.from, e.to);
-        if (!span) throw new RangeError(`messages ${e.from}..${e.to} cannot be replaced`);
-        replaced.push(span);
-        edits.push({ ...span, text: replacementMessage(e.text) });
-      }
-      const gone = (start: number) => replaced.some((r) => start >= r.start && start < r.end);
-      const breakpoints = structural.filter((e) => e.kind === 'cache_breakpoint');
-      for (const e of new Map(breakpoints.map((s) => [s.messageIndex, s])).values()) {
-        const block = lastBlocks.get(e.messageIndex);
-        const last = block?.members[block.members.length - 1];
-        if (last === undefined || member(block, 'cache_control') !== undefined)
-          throw new RangeError(`message ${e.messageIndex} cannot take a cache breakpoint`);
-        if (!gone(last.value.end))
-          edits.push({ start: last.value.end, end: last.value.end, text: CACHE_BREAKPOINT });
-      }
-      for (const [id, text] of rewrites) {
-        const node = nodes.get(id);
-        if (node === undefined) throw new RangeError(`no tool output with id ${JSON.stringify(id)}`);
-        // An unchanged text keeps its original bytes (its escapes may differ from JSON.stringify's).
-        if (text !== texts.get(id) && !gone(node.start))
-          edits.push({ start: node.start, end: node.end, text: JSON.stringify(text) });
-      }
-      return applyEdits(raw, edits);
-    };
-    const layout = (): BodyLayout => ({
+    const { nodes, lastBlocks } = this;
+    const layout: BodyLayout = {
       messages: (items ?? []).map((n) => ({ start: n.start, end: n.end })),
-      outputs: outputs.map((o) => {
+      outputs: this.outputs.map((o) => {
         const n = nodes.get(o.id)!;
         return { start: n.start, end: n.end };
       }),
-      breakpointAt: messages.map((_, i) => {
+      breakpointAt: this.messages.map((_, i) => {
         const block = lastBlocks.get(i);
         const last = block?.members[block.members.length - 1];
         return last === undefined || member(block, 'cache_control') !== undefined ? -1 : last.value.end;
       }),
-      breakpoints: messages.map((_, i) => this.breakpoints[i] ?? 0),
-    });
-    const t: Transcript = {
-      format,
-      outputs,
-      messages,
-      write,
-      messageSpan(from, to) {
-        const span = spanOf(from, to);
-        return span ? raw.slice(span.start, span.end) : undefined;
-      },
-      messageRange: spanOf,
-      ...(items ? { layout } : {}),
+      breakpoints: this.messages.map((_, i) => this.breakpoints[i] ?? 0),
     };
-    if (model !== undefined) t.model = model;
-    return t;
+    return spannedTranscript(format, raw, model, this.outputs, this.messages, layout, items !== undefined);
   }
+}
+
+/**
+ * A body's transcript over the spans of its parts: write() splices JSON.stringify(newText) into
+ * the outputs' string spans, a cache breakpoint after a message's last block member, a summary over
+ * a span of messages, and leaves every other character of raw as it was.
+ */
+function spannedTranscript(
+  format: InputFormat,
+  raw: string,
+  model: string | undefined,
+  outputs: ToolOutput[],
+  messages: MessageView[],
+  layout: BodyLayout,
+  listed: boolean,
+): Transcript {
+  const texts = new Map(outputs.map((o) => [o.id, o.text]));
+  const spans = new Map(outputs.map((o, i) => [o.id, layout.outputs[i]!]));
+  const spanOf = (from: number, to: number): { start: number; end: number } | undefined => {
+    if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to <= from) return undefined;
+    const first = layout.messages[from];
+    const last = layout.messages[to - 1];
+    return first && last ? { start: first.start, end: last.end } : undefined;
+  };
+  /** The splices write() makes of raw; a RangeError names an edit the body cannot take. */
+  const editsOf = (rewrites: ReadonlyMap<string, string>, structural: readonly StructuralEdit[]): Edit[] => {
+    const edits: Edit[] = [];
+    // A replaced span takes every change inside it with it.
+    const replaced: { start: number; end: number }[] = [];
+    for (const e of structural) {
+      if (e.kind !== 'replace_messages') continue;
+      const span = spanOf(e.from, e.to);
+      if (!span) throw new RangeError(`messages ${e.from}..${e.to} cannot be replaced`);
+      replaced.push(span);
+      edits.push({ ...span, text: replacementMessage(e.text) });
+    }
+    const gone = (start: number) => replaced.some((r) => start >= r.start && start < r.end);
+    const breakpoints = structural.filter((e) => e.kind === 'cache_breakpoint');
+    for (const e of new Map(breakpoints.map((s) => [s.messageIndex, s])).values()) {
+      const at = Number.isInteger(e.messageIndex) ? layout.breakpointAt[e.messageIndex] : undefined;
+      if (at === undefined || at < 0)
+        throw new RangeError(`message ${e.messageIndex} cannot take a cache breakpoint`);
+      if (!gone(at)) edits.push({ start: at, end: at, text: CACHE_BREAKPOINT });
+    }
+    for (const [id, text] of rewrites) {
+      const span = spans.get(id);
+      if (span === undefined) throw new RangeError(`no tool output with id ${JSON.stringify(id)}`);
+      // An unchanged text keeps its original bytes (its escapes may differ from JSON.stringify's).
+      if (text !== texts.get(id) && !gone(span.start))
+        edits.push({ start: span.start, end: span.end, text: JSON.stringify(text) });
+    }
+    return edits;
+  };
+  const write = (
+    rewrites: ReadonlyMap<string, string>,
+    structural: readonly StructuralEdit[] = [],
+  ): string => {
+    if (rewrites.size === 0 && structural.length === 0) return raw;
+    return applyEdits(raw, editsOf(rewrites, structural));
+  };
+  // What write() makes of one message, from the very splices it would make: undefined when any
+  // of them falls outside that message (or cannot be made). A check of one message's edit (the
+  // pipeline's proof that a cache breakpoint is lossless) then never writes the whole body.
+  const writeMessage = (index: number, structural: readonly StructuralEdit[]): string | undefined => {
+    const m = Number.isInteger(index) ? layout.messages[index] : undefined;
+    if (!m) return undefined;
+    let edits: Edit[];
+    try {
+      edits = editsOf(new Map(), structural);
+    } catch {
+      return undefined;
+    }
+    if (edits.some((e) => e.start < m.start || e.end > m.end)) return undefined;
+    const inside = edits.map((e) => ({ ...e, start: e.start - m.start, end: e.end - m.start }));
+    return applyEdits(raw.slice(m.start, m.end), inside);
+  };
+  const t: Transcript = {
+    format,
+    outputs,
+    messages,
+    write,
+    messageSpan(from, to) {
+      const span = spanOf(from, to);
+      return span ? raw.slice(span.start, span.end) : undefined;
+    },
+    messageRange: spanOf,
+    ...(listed ? { layout: () => layout, writeMessage } : {}),
+  };
+  if (model !== undefined) t.model = model;
+  return t;
 }

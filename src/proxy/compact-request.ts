@@ -56,6 +56,11 @@ export interface CompactedRequest {
   fellOpen?: string;
   /** The decisions (also in observe mode), for stats and --verbose. */
   events: PipelineEvent[];
+  /**
+   * The exact token counts the decisions made, by text (the session's counter: Tokens.known), for
+   * the stats record, which then counts none of those texts again.
+   */
+  known?: (text: string) => number | undefined;
   format: InputFormat;
   session?: string;
   /** The agent host that sent it, from its headers (client-host.ts); the server sets it. */
@@ -113,6 +118,10 @@ export async function compactRequest(
     return text;
   };
   const sessionId = requestSession(format, textOf, rawHeaders);
+  // Handed to the engine rather than held here: a body is decoded once, and its text (twice the
+  // body's size when it holds any character past Latin-1) is not kept alive beside the engine's.
+  const decodedText = text;
+  text = undefined;
 
   return inOrder(sessionId, async () => {
     const again = deps.observe ? undefined : deps.retries?.get(sessionId, raw);
@@ -131,6 +140,8 @@ export async function compactRequest(
       };
     }
     const abort = new AbortController();
+    const tokens = deps.tokensFor(sessionId);
+    const known = (text: string) => tokens.known(text);
     if (!deps.observe) await deps.store?.refresh();
     const store = deps.observe
       ? deps.baseStore
@@ -145,7 +156,8 @@ export async function compactRequest(
         format,
         store,
         ...(deps.turns ? { turns: deps.turns } : {}),
-        tokens: deps.tokensFor(sessionId),
+        ...(decodedText !== undefined ? { text: decodedText } : {}),
+        tokens,
         filters: deps.filters,
         session: {
           ...(sessionId !== undefined ? { id: sessionId } : {}),
@@ -163,16 +175,17 @@ export async function compactRequest(
       const session = result.session ?? sessionId;
       if (deps.observe || !result.changed) {
         if (!deps.observe) deps.retries?.set(sessionId, raw, { body: raw, rewritten: false });
-        return original(undefined, session);
+        return { ...original(undefined, session), known };
       }
       const failures = store && 'flush' in store ? await store.flush() : [];
-      if (failures.length > 0) return original(`store write failed (${failures[0]})`, session);
+      if (failures.length > 0) return { ...original(`store write failed (${failures[0]})`, session), known };
       const { body } = result;
       deps.retries?.set(sessionId, raw, { body, rewritten: true });
       return {
         body,
         rewritten: true,
         events,
+        known,
         format: result.format,
         ...(session !== undefined ? { session } : {}),
         bytesIn: raw.length,

@@ -9,6 +9,8 @@
  * it), and is cut to printable ASCII of bounded length so it can never smuggle anything into logs.
  */
 import type { InputFormat } from '../component.js';
+import { CLOSE_BRACE, COLON, COMMA, OPEN_BRACE, QUOTE, skipJsonSpace } from '../json/lexical.js';
+import { scanJson } from '../json/text.js';
 import { rawHeader } from './headers.js';
 
 const MAX_ID = 128;
@@ -39,20 +41,48 @@ const HEADERS: Record<Exclude<InputFormat, 'text'>, readonly string[]> = {
   responses: ['session-id', 'session_id', 'conversation_id'],
 };
 
-function fromBody(format: Exclude<InputFormat, 'text'>, text: string): string | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
+/**
+ * The values of the named top-level members of a JSON object (the last of each, as JSON.parse
+ * keeps), or undefined when text is not one JSON object. Every other member is only scanned: the
+ * body (tens of MB, its messages most of it) is never parsed into objects for a session id.
+ */
+function topLevelMembers(text: string, names: readonly string[]): Map<string, unknown> | undefined {
+  let i = skipJsonSpace(text, 0);
+  if (text.charCodeAt(i) !== OPEN_BRACE) return undefined;
+  const found = new Map<string, unknown>();
+  i = skipJsonSpace(text, i + 1);
+  if (text.charCodeAt(i) === CLOSE_BRACE)
+    return skipJsonSpace(text, i + 1) === text.length ? found : undefined;
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) return undefined;
+    const key = scanJson(text, i);
+    if (!key.ok) return undefined;
+    const name = JSON.parse(text.slice(i, key.end)) as string;
+    i = skipJsonSpace(text, key.end);
+    if (text.charCodeAt(i) !== COLON) return undefined;
+    const at = skipJsonSpace(text, i + 1);
+    const value = scanJson(text, at);
+    if (!value.ok) return undefined;
+    if (names.includes(name)) found.set(name, JSON.parse(text.slice(at, value.end)));
+    i = skipJsonSpace(text, value.end);
+    const c = text.charCodeAt(i);
+    if (c === CLOSE_BRACE) return skipJsonSpace(text, i + 1) === text.length ? found : undefined;
+    if (c !== COMMA) return undefined;
+    i = skipJsonSpace(text, i + 1);
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const b = body as Record<string, unknown>;
+}
+
+function fromBody(format: Exclude<InputFormat, 'text'>, text: string): string | undefined {
+  const b = topLevelMembers(
+    text,
+    format === 'anthropic' ? ['metadata'] : ['prompt_cache_key', 'conversation'],
+  );
+  if (!b) return undefined;
   if (format === 'anthropic')
-    return claudeSession((b.metadata as { user_id?: unknown } | undefined)?.user_id);
-  const conversation = b.conversation;
+    return claudeSession((b.get('metadata') as { user_id?: unknown } | undefined)?.user_id);
+  const conversation = b.get('conversation');
   return (
-    clean(b.prompt_cache_key) ??
+    clean(b.get('prompt_cache_key')) ??
     clean(
       typeof conversation === 'object' && conversation ? (conversation as { id?: unknown }).id : conversation,
     )

@@ -28,16 +28,21 @@ export const MAX_WRITE = 64 * 1024;
 
 let rotateCounter = 0;
 
-/** Appends whole lines (without newlines) as one write per ≤ MAX_WRITE chunk. */
-export async function appendLines(loc: LedgerLocation, lines: readonly string[]): Promise<void> {
-  if (lines.length === 0) return;
+/**
+ * Appends whole lines (without newlines) as one write per ≤ MAX_WRITE chunk. The lines may come
+ * one at a time (a generator): only one chunk of them is held at once.
+ */
+export async function appendLines(loc: LedgerLocation, lines: Iterable<string>): Promise<void> {
+  const batches = chunks(lines)[Symbol.iterator]();
+  const first = batches.next();
+  if (first.done) return;
   let size: number;
   try {
-    size = appendChunks(loc.live, lines);
+    size = appendChunks(loc.live, first.value, batches);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     mkdirSync(loc.dir, { recursive: true, mode: 0o700 });
-    size = appendChunks(loc.live, lines);
+    size = appendChunks(loc.live, first.value, batches);
   }
   if (size > loc.rotateBytes) await rotate(loc);
 }
@@ -46,14 +51,12 @@ export async function appendLines(loc: LedgerLocation, lines: readonly string[])
  * Synchronous: an append is a handful of system calls at the end of a run, cheaper than starting
  * libuv's thread pool for them (which a run that stashed nothing would start for this alone).
  */
-function appendChunks(path: string, lines: readonly string[]): number {
+function appendChunks(path: string, first: string, rest: Iterator<string>): number {
   const fd = openSync(path, 'a+', 0o600);
   try {
-    let first = !endsOnFreshLine(fd);
-    for (const chunk of chunks(lines)) {
-      writeOnce(fd, Buffer.from(first ? `\n${chunk}` : chunk, 'utf8'));
-      first = false;
-    }
+    writeOnce(fd, Buffer.from(endsOnFreshLine(fd) ? first : `\n${first}`, 'utf8'));
+    for (let chunk = rest.next(); !chunk.done; chunk = rest.next())
+      writeOnce(fd, Buffer.from(chunk.value, 'utf8'));
     return fstatSync(fd).size;
   } finally {
     closeSync(fd);
@@ -76,15 +79,20 @@ function endsOnFreshLine(fd: number): boolean {
 }
 
 /** Batches of whole lines, each under MAX_WRITE bytes (a longer single line goes alone). */
-function* chunks(lines: readonly string[]): Generator<string> {
+function* chunks(lines: Iterable<string>): Generator<string> {
   let current = '';
+  // Counted as lines are added: measuring the growing chunk each time would cost its square.
+  let bytes = 0;
   for (const line of lines) {
     const next = `${line}\n`;
-    if (current && Buffer.byteLength(current) + Buffer.byteLength(next) > MAX_WRITE) {
+    const size = Buffer.byteLength(next);
+    if (current && bytes + size > MAX_WRITE) {
       yield current;
       current = '';
+      bytes = 0;
     }
     current += next;
+    bytes += size;
   }
   if (current) yield current;
 }

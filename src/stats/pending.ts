@@ -80,6 +80,8 @@ export function estimateTokens(bytes: number): number {
 
 /** Records up to this size are written synchronously; a larger one (a long text inline) on the pool. */
 const SYNC_WRITE_MAX = 256 << 10;
+/** Header lines are written in pieces of about this many UTF-16 units, never as one string. */
+const PIECE_CHARS = 1 << 20;
 
 /** Writes a record atomically: temp file in the same directory, then rename. */
 export async function writePending(
@@ -87,29 +89,78 @@ export async function writePending(
   header: PendingHeader,
   blobs: readonly (string | Uint8Array)[],
 ): Promise<void> {
-  const tmp = join(loc.pending, `.tmp-${header.r}`);
-  // An iterable is written piece by piece: a 60 MB text is never copied into one big buffer.
-  const head = `${JSON.stringify(header)}\n`;
-  let size = Buffer.byteLength(head);
+  const { lines, ...head } = header;
+  await writePendingRecord(loc, head, lines, blobs);
+}
+
+/**
+ * writePending with the lines given one by one (a run of 77,000 events through the proxy): each is
+ * serialised as it is written, so neither the lines nor the header (20 MB there) are ever held
+ * whole. The bytes are JSON.stringify's of the whole header.
+ */
+export async function writePendingRecord(
+  loc: LedgerLocation,
+  head: Omit<PendingHeader, 'lines'>,
+  lines: Iterable<LedgerLine>,
+  blobs: readonly (string | Uint8Array)[],
+): Promise<void> {
+  const tmp = join(loc.pending, `.tmp-${head.r}`);
+  const pieces = headerPieces(head, lines)[Symbol.iterator]();
+  let size = 0;
   for (const b of blobs) size += typeof b === 'string' ? Buffer.byteLength(b) : b.length;
-  const final = join(loc.pending, `${header.r}.${size}${PEND}`);
-  if (size <= SYNC_WRITE_MAX) {
-    // The usual record is a few hundred bytes: four system calls, no thread-pool round trips.
+  // Pieces are taken while they may still make a small record, the usual one (a few hundred bytes):
+  // that is written in four system calls, no thread-pool round trips.
+  const first: string[] = [];
+  let small = false;
+  while (size <= SYNC_WRITE_MAX) {
+    const p = pieces.next();
+    if (p.done) {
+      small = true;
+      break;
+    }
+    first.push(p.value);
+    size += Buffer.byteLength(p.value);
+  }
+  if (small) {
     mkdirSync(loc.pending, { recursive: true, mode: 0o700 });
     const fd = openSync(tmp, 'wx', 0o600);
     try {
       // writeFileSync on a descriptor writes all of each piece, however the kernel splits it.
-      writeFileSync(fd, head);
+      for (const piece of first) writeFileSync(fd, piece);
       for (const b of blobs) writeFileSync(fd, b);
     } finally {
       closeSync(fd);
     }
-    renameSync(tmp, final);
+    renameSync(tmp, join(loc.pending, `${head.r}.${size}${PEND}`));
     return;
   }
+  function* rest(): Generator<string | Uint8Array> {
+    yield* first;
+    first.length = 0;
+    for (let p = pieces.next(); !p.done; p = pieces.next()) {
+      size += Buffer.byteLength(p.value);
+      yield p.value;
+    }
+    yield* blobs;
+  }
   await mkdir(loc.pending, { recursive: true, mode: 0o700 });
-  await writeFile(tmp, [head, ...blobs], { mode: 0o600, flag: 'wx' });
-  await rename(tmp, final);
+  await writeFile(tmp, rest(), { mode: 0o600, flag: 'wx' });
+  await rename(tmp, join(loc.pending, `${head.r}.${size}${PEND}`));
+}
+
+/** JSON.stringify of the header {v, r, tk, lines, fill, texts}, in pieces of about PIECE_CHARS. */
+function* headerPieces(head: Omit<PendingHeader, 'lines'>, lines: Iterable<LedgerLine>): Generator<string> {
+  let piece = `{"v":${JSON.stringify(head.v)},"r":${JSON.stringify(head.r)},"tk":${JSON.stringify(head.tk)},"lines":[`;
+  let first = true;
+  for (const line of lines) {
+    piece += first ? JSON.stringify(line) : `,${JSON.stringify(line)}`;
+    first = false;
+    if (piece.length >= PIECE_CHARS) {
+      yield piece;
+      piece = '';
+    }
+  }
+  yield `${piece}],"fill":${JSON.stringify(head.fill)},"texts":${JSON.stringify(head.texts)}}\n`;
 }
 
 /**

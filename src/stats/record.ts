@@ -28,29 +28,21 @@ import type { TokenizerName } from '../tokens.js';
 import type { RunCounts } from './footer.js';
 import { hostCaps, hostModel, hostView, hostViewBytesBound, resolveHost } from './hosts.js';
 import { appendLines } from './ledger.js';
-import {
-  type EvLine,
-  type ExpandLine,
-  formatLine,
-  type LedgerLine,
-  type OutLine,
-  type RunLine,
-} from './line.js';
-import { modelFields } from './model-usage.js';
+import { type ExpandLine, formatLine, type LedgerLine } from './line.js';
 import { ledgerLocation, statsEnabled } from './paths.js';
 import {
   estimateTokens,
   type Fill,
   PENDING_BUDGET,
-  type PendingHeader,
   pendingBytes,
   RECORD_INLINE_MAX,
   type TextRef,
-  writePending,
+  writePendingRecord,
 } from './pending.js';
+import { type RunPlan, registerTexts, runLines } from './run-lines.js';
 import { summarizeRun } from './runs.js';
 import { TextTable, viewOf, viewOfStored } from './text-table.js';
-import { filterOf, isUnmatchedSkip, unfilteredOutputs } from './unfiltered.js';
+import { unfilteredOutputs } from './unfiltered.js';
 
 export interface RecordMeta {
   /** Session id; default $CG_SESSION. */
@@ -65,6 +57,11 @@ export interface RecordMeta {
   storeDir?: string;
   /** Counts already made (countRun, for the footer): those texts are not counted again. */
   counts?: RunCounts;
+  /**
+   * The exact counts the run's own token counter already made, by text (Tokens.known, with the
+   * same tokenizer): the proxy hands its pipeline's over, so those texts are never counted again.
+   */
+  known?: (text: string) => number | undefined;
   /** The agent host the output goes to (claude-code, codex, gemini, …); default from the environment. */
   host?: string;
   /** The door cg was reached through: pipe, hook, proxy, mcp; default $CG_VIA, else pipe. */
@@ -111,97 +108,30 @@ export async function recordCompaction(events: readonly PipelineEvent[], meta: R
     const t = meta.now ?? Date.now();
     const r = runId(t);
     const s = sessionOf(meta.session, env);
-    const base = { t, r, ...(s ? { s } : {}) };
-    const run = summarizeRun(events);
     const host = resolveHost(meta.host, env);
     const via = meta.via ?? (env.CG_VIA || 'pipe');
-    // A request body (proxy) already holds what the host showed; a tool output is capped on its way.
-    const capping = via !== 'proxy' && meta.format === 'text' ? hostModel(host) : undefined;
-    const unfiltered = unfilteredOutputs(events);
-    const rewrittenIds = new Set(run.rewritten.map((o) => o.id));
-    const table = new TextTable();
-    const fill: Fill[] = [];
-    const lines: LedgerLine[] = [];
-
-    const runLine: RunLine = {
-      ...base,
-      e: 'run',
-      fmt: meta.format,
-      tk: meta.tokenizer,
-      ...(meta.command ? { cmd: meta.command } : {}),
-      n: run.outputs,
-      rw: run.rewritten.length,
-      ub: run.untouchedBytes,
-      ...(host ? { h: host } : {}),
+    const run = summarizeRun(events);
+    const plan: RunPlan = {
+      base: { t, r, ...(s ? { s } : {}) },
+      meta,
+      events,
+      run,
+      host,
       via,
+      // A request body (proxy) already holds what the host showed; a tool output is capped on its way.
+      capping: via !== 'proxy' && meta.format === 'text' ? hostModel(host) : undefined,
+      unfiltered: unfilteredOutputs(events),
+      rewrittenIds: new Set(run.rewritten.map((o) => o.id)),
     };
-    lines.push(runLine);
-    for (const o of run.rewritten) {
-      const command = o.command ?? meta.command;
-      const out: OutLine = {
-        ...base,
-        e: 'out',
-        o: o.id,
-        ...(command ? { cmd: command } : {}),
-        ...(o.toolName ? { tool: o.toolName } : {}),
-        ...(host ? { h: host } : {}),
-        ...(unfiltered.has(o.id) ? { nf: 1 as const } : {}),
-        bi: o.bytesIn,
-        bo: o.bytesOut,
-        ti: 0,
-        to: 0,
-        ...(o.key ? { k: o.key } : {}),
-      };
-      fill.push([lines.length, 'ti', [table.add(o.original, o.bytesIn, o.key)]]);
-      fill.push([lines.length, 'to', [table.add(o.final, o.bytesOut)]]);
-      if (capping && host) {
-        // Only a text past the host's cap differs from what the host shows: the rest reads as ti/to.
-        if (hostCaps(capping, o.original, o.bytesIn)) {
-          out.hi = 0;
-          fill.push([lines.length, 'hi', [viewOf(table, host, o.original, o.bytesIn, o.key)]]);
-        }
-        if (hostCaps(capping, o.final, o.bytesOut)) {
-          out.ho = 0;
-          fill.push([lines.length, 'ho', [viewOf(table, host, o.final, o.bytesOut)]]);
-        }
-      }
-      lines.push(out);
-    }
-    for (const e of events) {
-      const command = e.command ?? meta.command;
-      const ev: EvLine = {
-        ...base,
-        e: 'ev',
-        c: e.component,
-        ...(e.modelUsage ? modelFields(e.modelUsage) : {}),
-        a: e.action,
-        ...(e.action === 'rewrite' && filterOf(e) ? { f: filterOf(e)! } : {}),
-        o: e.output,
-        ...(command ? { cmd: command } : {}),
-        ...(e.toolName ? { tool: e.toolName } : {}),
-        ...(e.reason ? { why: e.reason } : {}),
-        ...(isUnmatchedSkip(e) && rewrittenIds.has(e.output) ? { ro: 1 as const } : {}),
-        bi: e.bytesIn,
-        bo: e.bytesOut,
-        ...(e.key ? { k: e.key } : {}),
-        ...(e.loss ? { loss: e.loss } : {}),
-      };
-      // A rewrite with no texts and no bytes (a structural edit such as a cache breakpoint) changes
-      // no output's tokens: it is recorded without token figures rather than as a zero estimate.
-      if (e.action === 'rewrite' && (e.before !== undefined || e.after !== undefined || e.bytesIn > 0)) {
-        ev.ti = 0;
-        ev.to = 0;
-        fill.push([lines.length, 'ti', [table.add(e.before, e.bytesIn)]]);
-        fill.push([lines.length, 'to', [table.add(e.after, e.bytesOut)]]);
-      }
-      lines.push(ev);
-    }
+    const table = new TextTable();
+    const fill = registerTexts(plan, table);
     for (const entry of table.texts) {
       if (entry.view) continue; // its text is the original; what is counted is the host's view of it
-      const known = typeof entry.text === 'string' ? meta.counts?.counted.get(entry.text) : undefined;
+      if (typeof entry.text !== 'string') continue;
+      const known = meta.counts?.counted.get(entry.text) ?? meta.known?.(entry.text);
       if (known !== undefined) entry.n = known;
     }
-    await commit(meta.env ?? process.env, r, meta.tokenizer, lines, fill, table, meta.storeDir);
+    await commit(env, r, meta.tokenizer, () => runLines(plan), fill, table, meta.storeDir);
   } catch {
     // Stats never break a run: a ledger that cannot be written loses this run's figures, nothing else.
   }
@@ -269,7 +199,7 @@ export async function recordExpands(recs: readonly ExpandRecord[]): Promise<void
         fill.push([at, 'hr', [view]]);
       }
     }
-    await commit(env, runId(t), first.tokenizer ?? 'o200k', lines, fill, table, first.storeDir);
+    await commit(env, runId(t), first.tokenizer ?? 'o200k', () => lines, fill, table, first.storeDir);
   } catch {
     // as above: never break `cg expand`
   }
@@ -285,7 +215,7 @@ async function commit(
   env: NodeJS.ProcessEnv,
   r: string,
   tokenizer: string,
-  lines: LedgerLine[],
+  lines: () => Iterable<LedgerLine>,
   fill: Fill[],
   table: TextTable,
   storeDir: string | undefined,
@@ -334,22 +264,39 @@ async function commit(
   }
   if (!deferred) {
     // Everything is counted already or can only be estimated: straight to the ledger.
-    for (const [index, field, texts] of fill) {
-      const line = lines[index] as LedgerLine & Record<string, unknown>;
+    await appendLines(loc, formatted(withFigures(lines(), fill, refs)));
+    return;
+  }
+  await writePendingRecord(loc, { v: 1, r, tk: tokenizer, fill, texts: refs }, lines(), blobs);
+}
+
+/** Each line with the token fields its fill entries sum, from counts or estimates (then est:1). */
+function* withFigures(lines: Iterable<LedgerLine>, fill: readonly Fill[], refs: readonly TextRef[]) {
+  const byLine = new Map<number, Fill[]>();
+  for (const f of fill) {
+    const list = byLine.get(f[0]);
+    if (list) list.push(f);
+    else byLine.set(f[0], [f]);
+  }
+  let index = 0;
+  for (const line of lines) {
+    for (const [, field, texts] of byLine.get(index++) ?? []) {
+      const l = line as LedgerLine & Record<string, unknown>;
       let sum = 0;
       for (const i of texts) {
         const ref = refs[i]!;
         if (ref.n !== undefined) sum += ref.n;
         else {
           sum += estimateTokens(ref.b);
-          line.est = 1;
+          l.est = 1;
         }
       }
-      line[field] = sum;
+      l[field] = sum;
     }
-    await appendLines(loc, lines.map(formatLine));
-    return;
+    yield line;
   }
-  const header: PendingHeader = { v: 1, r, tk: tokenizer, lines, fill, texts: refs };
-  await writePending(loc, header, blobs);
+}
+
+function* formatted(lines: Iterable<LedgerLine>): Generator<string> {
+  for (const line of lines) yield formatLine(line);
 }
