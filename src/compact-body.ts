@@ -29,7 +29,7 @@ export interface BodyOptions extends CompactOptions {
   text?: string;
 }
 
-export interface BodyResult extends Omit<CompactResult, 'output'> {
+export interface BodyResult extends Omit<CompactResult, 'output' | 'outputParts'> {
   body: Buffer;
 }
 

@@ -69,7 +69,10 @@ export interface CompactOptions {
 }
 
 export interface CompactResult {
-  output: string;
+  /** The compacted text (read-only; joined from outputParts when first read). */
+  readonly output: string;
+  /** The output as pieces, in order (parts.join('') is output): to write without joining them. */
+  outputParts: readonly string[];
   changed: boolean;
   format: InputFormat;
   events: PipelineEvent[];
@@ -203,10 +206,19 @@ export async function compactText(input: string, options: CompactOptions): Promi
   });
   const d = await decide(transcript, options);
   const changed = d.rewrites.size > 0 || d.edits.length > 0;
-  const output = changed ? transcript.write(d.rewrites, d.edits) : input;
+  // The pieces a body's writer would join: a caller that writes them out never holds the joined
+  // copy (60 MB for a 60 MB body); `output` joins them only when asked.
+  const parts = !changed
+    ? [input]
+    : (transcript.writeParts?.(d.rewrites, d.edits) ?? [transcript.write(d.rewrites, d.edits)]);
   await d.save();
+  let joined = parts.length === 1 ? parts[0] : undefined;
   return {
-    output,
+    get output() {
+      joined ??= parts.join('');
+      return joined;
+    },
+    outputParts: parts,
     changed,
     format: transcript.format,
     events: d.events,

@@ -307,7 +307,7 @@ async function compactDecoded(
     await passThrough(text, held);
     return { ...meta, events, input: text, output: text, changed: false, error: filters.error };
   }
-  if (result.changed) await writeText(result.output);
+  if (result.changed) await writeParts(result.outputParts);
   else await passThrough(text, held);
   if (flags.explain)
     process.stderr.write(await explainTable(events, text, result.output, config.tokenizer, flags.tokenizer));
@@ -317,7 +317,10 @@ async function compactDecoded(
     ...(result.session !== undefined ? { session: result.session } : {}),
     events,
     input: text,
-    output: result.output,
+    // Joined only if a footer or a caller reads it: written, the pieces were enough.
+    get output() {
+      return result.output;
+    },
     changed: result.changed,
   };
 }
@@ -327,8 +330,23 @@ async function compactDecoded(
  * write resolves once its bytes are handed on), so its UTF-8 is never one more copy the size of
  * the output (37 MB of compacted JSON, 60 MB of a request body), nor that much garbage in slices.
  */
-async function writeText(text: string): Promise<void> {
-  if (text.length <= SLICE_UNITS) return writeOut(text);
-  const slice = Buffer.allocUnsafe(3 * SLICE_UNITS + 3);
-  for (const part of utf8Slices(text)) await writeOut(slice.subarray(0, slice.write(part, 'utf8')));
+function writeText(text: string): Promise<void> {
+  return writeParts([text]);
+}
+
+/** Writes the pieces of a text one after another, batched through one buffer of a few MB. */
+async function writeParts(parts: readonly string[]): Promise<void> {
+  if (parts.length === 1 && parts[0]!.length <= SLICE_UNITS) return writeOut(parts[0]!);
+  const buf = Buffer.allocUnsafe(3 * SLICE_UNITS + 3);
+  let used = 0;
+  for (const part of parts) {
+    for (const slice of utf8Slices(part)) {
+      if (used + 3 * slice.length > buf.length) {
+        await writeOut(buf.subarray(0, used));
+        used = 0;
+      }
+      used += buf.write(slice, used, 'utf8');
+    }
+  }
+  if (used > 0) await writeOut(buf.subarray(0, used));
 }

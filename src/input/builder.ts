@@ -7,6 +7,7 @@
 import {
   applyEdits,
   type Edit,
+  editedParts,
   type JsonNode,
   type JsonObject,
   type JsonString,
@@ -205,6 +206,13 @@ function spannedTranscript(
     if (rewrites.size === 0 && structural.length === 0) return raw;
     return applyEdits(raw, editsOf(rewrites, structural));
   };
+  const writeParts = (
+    rewrites: ReadonlyMap<string, string>,
+    structural: readonly StructuralEdit[] = [],
+  ): string[] => {
+    if (rewrites.size === 0 && structural.length === 0) return [raw];
+    return editedParts(raw, editsOf(rewrites, structural));
+  };
   // What write() makes of one message, from the very splices it would make: undefined when any
   // of them falls outside that message (or cannot be made). A check of one message's edit (the
   // pipeline's proof that a cache breakpoint is lossless) then never writes the whole body.
@@ -226,6 +234,7 @@ function spannedTranscript(
     outputs,
     messages,
     write,
+    writeParts,
     messageSpan(from, to) {
       const span = spanOf(from, to);
       return span ? raw.slice(span.start, span.end) : undefined;

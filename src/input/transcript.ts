@@ -93,6 +93,8 @@ export interface Transcript {
    * format cannot express throws a RangeError (the pipeline validates edits before they get here).
    */
   write(rewrites: ReadonlyMap<string, string>, edits?: readonly StructuralEdit[]): string;
+  /** write()'s text as the pieces it would join, in order, for a caller that writes them out. */
+  writeParts?(rewrites: ReadonlyMap<string, string>, edits?: readonly StructuralEdit[]): string[];
   /**
    * The exact input text of messages [from, to) (from the first's opening brace to the last's
    * closing one), for formats whose messages are a JSON list; undefined for a range it cannot give.
