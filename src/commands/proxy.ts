@@ -155,6 +155,8 @@ export async function proxyCommand(
     ANTHROPIC_BASE_URL: settings.anthropic,
     OPENAI_BASE_URL: `${settings.openai}/v1`,
   };
+  // A long-lived process over request bodies of tens of MB: its heap grows conservatively.
+  await (await import('../heap.js')).leanHeap();
   const { createProxy } = await import('../proxy/server.js');
   const proxy = await createProxy({
     config,
