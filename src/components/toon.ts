@@ -83,7 +83,8 @@ export const toon: OutputComponent<ToonConfig> = {
 /**
  * The text with its JSON document text[start, end) written as TOON, and how many tables that
  * holds; or the gate that stops it. A document that is one table goes a chunk of rows at a time
- * (encode-table.ts); any other only up to WHOLE_MAX_CHARS, through JSON.parse and the library.
+ * (encode-table.ts), an object with tables among its members member by member (encode-members.ts);
+ * any other only up to WHOLE_MAX_CHARS, through JSON.parse and the library.
  */
 async function rewrite(
   text: string,
@@ -91,14 +92,22 @@ async function rewrite(
   end: number,
   cfg: ToonConfig,
 ): Promise<{ rewritten: string; tables: number } | string> {
-  const [{ encode }, { encodeTable }] = await Promise.all([
+  const [{ encode }, { encodeTable }, { encodeMembers }] = await Promise.all([
     import('@toon-format/toon'),
     import('../toon/encode-table.js'),
+    import('../toon/encode-members.js'),
   ]);
+  const o = { minRows: cfg.min_rows, delimiter: cfg.delimiter };
+  const around = (toon: string[]) => [text.slice(0, start), ...toon, text.slice(end)].join('');
   if (text.charCodeAt(start) === OPEN_BRACKET) {
-    const table = encodeTable(text, start, end, cfg.min_rows, cfg.delimiter, encode);
+    const table = encodeTable(text, start, o, encode);
     if (table.kind === 'cannot encode') return 'toon cannot encode';
-    if (table.kind === 'table') return { rewritten: table.output, tables: 1 };
+    if (table.kind === 'table') return { rewritten: around(table.toon), tables: 1 };
+  } else {
+    const members = encodeMembers(text, start, o, encode);
+    if (members.kind === 'cannot encode') return 'toon cannot encode';
+    if (members.kind === 'too large') return 'too large for a whole-document toon';
+    if (members.kind === 'members') return { rewritten: around(members.toon), tables: members.tables };
   }
   if (end - start > WHOLE_MAX_CHARS) return 'too large for a whole-document toon';
   const value = JSON.parse(text) as Json;

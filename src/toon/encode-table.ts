@@ -1,12 +1,13 @@
 /**
- * TOON for a JSON document that is one large table (toon's table: table-shape.ts), encoded a chunk
- * of rows at a time so that only one chunk's parsed rows are ever held, never the whole document's
- * value (JSON.parse plus the library's encoder cost ~5× a document's size). The result is exactly
- * the library's `encode(JSON.parse(document))`: for a table the library writes a header line
- * `[N]{fields}:` (the delimiter inside the brackets when it is not a comma) and then one line per
- * row that depends only on that row's values and the delimiter, so encoding each chunk alone and
- * writing its row lines under one header with the real N gives the same bytes
- * (test/unit/toon/encode-table.test.ts pins this against the library on generated tables).
+ * TOON for a large table (toon's table: table-shape.ts) — a JSON document that is one, or a root
+ * object's member that is one (encode-members.ts) — encoded a chunk of rows at a time, so that
+ * only one chunk's parsed rows are ever held, never the whole document's value (JSON.parse plus
+ * the library's encoder cost ~5× a document's size). The result is exactly the library's
+ * encoding: for a table it writes a header line `[N]{fields}:` (after the key, for a member; the
+ * delimiter inside the brackets when it is not a comma) and then one line per row that depends
+ * only on that row's values and the delimiter, so encoding each chunk alone and writing its row
+ * lines under one header with the real N gives the same bytes (test/unit/toon/encode-table.test.ts
+ * pins this against the library on generated tables).
  */
 import { collectEvery } from '../heap/collect.js';
 import { arrayChunks, parseChunk } from '../json/array-chunks.js';
@@ -18,54 +19,56 @@ export type ToonEncode = typeof import('@toon-format/toon').encode;
 type Delimiter = ',' | '\t' | '|';
 
 export type TableEncoding =
-  /** `output`: the text with the document replaced by its TOON, as one flat string. */
-  | { kind: 'table'; output: string; rows: number }
+  /** `toon` in pieces (joined, the TOON; kept apart so the caller joins everything once). */
+  | { kind: 'table'; toon: string[]; rows: number }
   /** Some element is not a row of the table (or there are fewer than minRows). */
   | { kind: 'not a table' }
   /** A table, but the library refuses a value in it (an unpaired surrogate). */
   | { kind: 'cannot encode' };
 
+export interface TableOptions {
+  minRows: number;
+  delimiter: Delimiter;
+  /** The table is the value of this key of a root object (its header then begins with the key). */
+  key?: string;
+  chunkRows?: number;
+}
+
 /**
- * The TOON of the validated JSON array text[start, end), when that array is a table, written in
- * place of it (the text before `start` and after `end` kept as it is).
+ * The TOON of the validated JSON array opening at text[start], when that array is a table: the
+ * library's `encode(array)`, or with `key`, `encode({ [key]: array })` (the member's lines in a
+ * root object).
  */
-export function encodeTable(
-  text: string,
-  start: number,
-  end: number,
-  minRows: number,
-  delimiter: Delimiter,
-  encode: ToonEncode,
-  chunkRows = CHUNK_ROWS,
-): TableEncoding {
+export function encodeTable(text: string, start: number, o: TableOptions, encode: ToonEncode): TableEncoding {
+  const { key, delimiter } = o;
+  // What the header line holds before `[N`: nothing, or the key as TOON writes it.
+  const lead = key === undefined ? '' : encode({ [key]: null }).slice(0, -': null'.length);
   let keys: string[] | undefined;
   let headerRest = ''; // the first chunk's header after `[k`
-  // The text before the document, the header (known at the end), each chunk's rows, the text after.
-  const parts: string[] = [text.slice(0, start), ''];
+  const toon: string[] = ['']; // the header (known at the end), then each chunk's row lines
   let rows = 0;
   let encodable = true;
   const collect = collectEvery();
-  for (const chunk of arrayChunks(text, start, chunkRows, CHUNK_CHARS)) {
+  for (const chunk of arrayChunks(text, start, o.chunkRows ?? CHUNK_ROWS, CHUNK_CHARS)) {
     collect(chunk.to - chunk.from);
     const values = parseChunk(text, chunk) as Json[];
     keys ??= rowKeys(values[0] as Json);
     if (keys === undefined || !rowsFit(values, keys)) return { kind: 'not a table' };
     rows += values.length;
     if (!encodable) continue; // still read on: whether it is a table decides the gate
-    let toon: string;
+    let lines: string;
     try {
-      toon = encode(values, { delimiter });
+      lines = encode(key === undefined ? values : { [key]: values }, { delimiter });
     } catch {
       encodable = false;
       continue;
     }
-    const eol = toon.indexOf('\n');
-    if (parts.length === 2) headerRest = toon.slice(`[${values.length}`.length, eol);
-    parts.push(toon.slice(eol));
+    const eol = lines.indexOf('\n');
+    if (toon.length === 1) headerRest = lines.slice(lead.length + `[${values.length}`.length, eol);
+    toon.push(lines.slice(eol));
   }
-  if (rows === 0 || rows < minRows) return { kind: 'not a table' };
+  if (rows === 0 || rows < o.minRows) return { kind: 'not a table' };
   if (!encodable) return { kind: 'cannot encode' };
-  parts[1] = `[${rows}${headerRest}`;
-  parts.push(text.slice(end));
-  return { kind: 'table', output: parts.join(''), rows };
+  toon[0] = `${lead}[${rows}${headerRest}`;
+  return { kind: 'table', toon, rows };
 }

@@ -38,8 +38,17 @@ describe('toon on a large table', () => {
     expect(decode(r.out)).toEqual(value);
   });
 
-  it('skips a document that is not one table when it is too large to encode whole, and says so under --verbose', () => {
-    const rows = JSON.parse(flatArray(5 << 20)) as unknown[];
+  it('rewrites a 12 MB object whose member is the table within 80 MB of heap, with the bytes of encoding it whole', () => {
+    const rows = JSON.parse(flatArray(12 << 20)) as unknown[];
+    const input = `${JSON.stringify({ total_count: rows.length, items: rows, next: null }, null, 2)}\n`;
+    const r = cg(['-c', 'toon'], { input, env: { NODE_OPTIONS: '--max-old-space-size=80' } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`${encode(JSON.parse(input))}\n`);
+  });
+
+  it('skips a document holding no large table when it is too large to encode whole, and says so under --verbose', () => {
+    const rows = (JSON.parse(flatArray(5 << 20)) as Array<{ id: number }>).map((r) => ({ id: r.id, row: r }));
     const input = `${JSON.stringify({ items: rows, total: rows.length })}\n`;
     const r = cg(['-c', 'toon', '--verbose'], { input });
     expect(r.code).toBe(0);

@@ -147,14 +147,41 @@ describe('toon', () => {
     expect(await unproven(r.proof, text, r.text)).toBeUndefined();
   });
 
-  it('skips any other document larger than the whole-document bound', async () => {
+  it('rewrites an object holding such a table among its members, with the bytes of encoding it whole', async () => {
     const rows = Array.from({ length: 60_000 }, (_, i) => ({
       id: i,
       name: `user ${i}`,
       note: 'x'.repeat(i % 90),
     }));
-    const text = JSON.stringify({ rows });
-    expect(await run(text)).toEqual({ kind: 'skip', gate: 'too large for a whole-document toon' });
+    const doc = {
+      total: rows.length,
+      rows,
+      meta: { page: 1, tags: ['a', 'b'] },
+      more: [{ a: 1 }, { a: 2 }, { a: 3 }],
+    };
+    const text = JSON.stringify(doc);
+    expect(text.length).toBeGreaterThan(WHOLE_MAX_CHARS);
+    const r = await run(text);
+    if (r.kind !== 'rewrite') throw new Error(r.gate);
+    expect(r.text).toBe(encode(doc));
+    expect(r.note).toBe('json → toon (2 tables)');
+    expect(await unproven(r.proof, text, r.text)).toBeUndefined();
+  });
+
+  it('skips any other document larger than the whole-document bound', async () => {
+    const rows = Array.from({ length: 60_000 }, (_, i) => ({
+      id: i,
+      name: { first: `user ${i}` },
+      note: 'x'.repeat(i % 90),
+    }));
+    for (const text of [
+      JSON.stringify(rows),
+      JSON.stringify({ rows }),
+      JSON.stringify({ t: [{ a: 1 }, { a: 2 }, { a: 3 }], rows }),
+    ]) {
+      expect(text.length).toBeGreaterThan(WHOLE_MAX_CHARS);
+      expect(await run(text)).toEqual({ kind: 'skip', gate: 'too large for a whole-document toon' });
+    }
   });
 
   it('applies only to outputs that start with a bracket', () => {

@@ -55,15 +55,18 @@ describe('encodeTable', () => {
         fc.constantFrom(...DELIMITERS),
         fc.integer({ min: 1, max: 9 }),
         fc.constantFrom(undefined, 2),
-        (rows, delimiter, chunkRows, space) => {
+        fc.oneof(key, fc.constantFrom('items', 'a[1]', 'x: y')),
+        (rows, delimiter, chunkRows, space, key) => {
           const json = JSON.stringify(rows, null, space);
           const text = `\n ${json}\n`;
-          const r = encodeTable(text, 2, text.length - 1, 1, delimiter, encode, chunkRows);
-          expect(r).toEqual({
-            kind: 'table',
-            output: `\n ${encode(JSON.parse(json), { delimiter })}\n`,
-            rows: rows.length,
-          });
+          const r = encodeTable(text, 2, { minRows: 1, delimiter, chunkRows }, encode);
+          if (r.kind !== 'table') throw new Error(r.kind);
+          expect(r.toon.join('')).toBe(encode(JSON.parse(json), { delimiter }));
+          expect(r.rows).toBe(rows.length);
+          // The same rows as a root object's member: the member's lines.
+          const member = encodeTable(text, 2, { minRows: 1, delimiter, chunkRows, key }, encode);
+          if (member.kind !== 'table') throw new Error(member.kind);
+          expect(member.toon.join('')).toBe(encode({ [key]: JSON.parse(json) }, { delimiter }));
         },
       ),
       { numRuns: 300 },
@@ -80,27 +83,35 @@ describe('encodeTable', () => {
       { a: { x: 1 }, b: 2 },
     ]) {
       const text = rows(last);
-      expect(encodeTable(text, 0, text.length, 1, ',', encode, 2)).toEqual({ kind: 'not a table' });
+      expect(encodeTable(text, 0, { minRows: 1, delimiter: ',', chunkRows: 2 }, encode)).toEqual({
+        kind: 'not a table',
+      });
     }
     for (const text of ['[1,2,3]', '[[1],[2]]', '[{},{}]', '[]', '[{"a":1},2]']) {
-      expect(encodeTable(text, 0, text.length, 1, ',', encode, 2)).toEqual({ kind: 'not a table' });
+      expect(encodeTable(text, 0, { minRows: 1, delimiter: ',', chunkRows: 2 }, encode)).toEqual({
+        kind: 'not a table',
+      });
     }
   });
 
   it('is not a table with fewer than minRows rows', () => {
     const text = JSON.stringify([{ a: 1 }, { a: 2 }]);
-    expect(encodeTable(text, 0, text.length, 3, ',', encode).kind).toBe('not a table');
-    expect(encodeTable(text, 0, text.length, 2, ',', encode).kind).toBe('table');
+    expect(encodeTable(text, 0, { minRows: 3, delimiter: ',' }, encode).kind).toBe('not a table');
+    expect(encodeTable(text, 0, { minRows: 2, delimiter: ',' }, encode).kind).toBe('table');
   });
 
   it('reports a table the library cannot write (an unpaired surrogate), whichever chunk holds it', () => {
     const rows = Array.from({ length: 9 }, (_, i) => `{"id":${i},"s":"${i === 4 ? '\\ud800' : 'ok'}"}`);
     const text = `[${rows.join(',')}]`;
     for (const chunkRows of [1, 2, 4, 100]) {
-      expect(encodeTable(text, 0, text.length, 1, ',', encode, chunkRows)).toEqual({ kind: 'cannot encode' });
+      expect(encodeTable(text, 0, { minRows: 1, delimiter: ',', chunkRows: chunkRows }, encode)).toEqual({
+        kind: 'cannot encode',
+      });
     }
     // …unless a later row is not a row of the table: then it is no table at all.
     const misfit = `[${rows.join(',')},{"id":9}]`;
-    expect(encodeTable(misfit, 0, misfit.length, 1, ',', encode, 2)).toEqual({ kind: 'not a table' });
+    expect(encodeTable(misfit, 0, { minRows: 1, delimiter: ',', chunkRows: 2 }, encode)).toEqual({
+      kind: 'not a table',
+    });
   });
 });

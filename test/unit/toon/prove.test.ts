@@ -101,17 +101,58 @@ describe('the toon proof of a JSON array', () => {
   });
 });
 
-describe('the toon proof of any other document', () => {
-  const doc = { users: rows, total: 7 };
+describe('the toon proof of an object, member by member', () => {
+  const doc = { users: rows, total: 7, meta: { page: [1, 2] } };
   const text = JSON.stringify(doc);
 
-  it('accepts the library encoding and rejects a tampered one', () => {
-    expect(why(text, encode(doc))).toBeUndefined();
-    expect(why(text, encode({ ...doc, total: 8 }))).toBe('round trip failed');
-    expect(why(text, encode({ total: 7, users: rows }))).toBe('round trip failed');
+  it('accepts the library encoding of any JSON object, whatever the runs', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }),
+        fc.integer({ min: 1, max: 4 }),
+        (value, chunkRows) => {
+          const json = JSON.stringify(JSON.parse(JSON.stringify(value)));
+          const parsed = JSON.parse(json);
+          fc.pre(!json.includes('-0'));
+          expect(why(json, encode(parsed), chunkRows)).toBeUndefined();
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
-  it('refuses a document too large to parse whole', () => {
+  it('rejects a tampered, missing, extra or moved member, and a tampered row of a table member', () => {
+    expect(why(text, encode(doc))).toBeUndefined();
+    expect(why(text, encode({ ...doc, total: 8 }))).toBe('round trip failed');
+    expect(why(text, encode({ users: rows, total: 7 }))).toBe('round trip failed');
+    expect(why(text, encode({ ...doc, extra: 1 }))).toBe('round trip failed');
+    expect(why(text, encode({ total: 7, users: rows, meta: doc.meta }))).toBe('round trip failed');
+    expect(
+      why(text, encode({ ...doc, users: rows.map((r, i) => (i === 5 ? { ...r, ok: !r.ok } : r)) })),
+    ).toBe('round trip failed');
+  });
+
+  it('rejects repeated keys and array-index keys out of the order JSON.parse gives them, before a round-trip failure', () => {
+    const t = JSON.stringify(rows);
+    for (const json of [
+      `{"t":${t},"k":1,"k":2}`,
+      `{"t":${t},"b":1,"2":2}`,
+      `{"2":${t},"1":1}`,
+      `{"1":${t},"1":1}`,
+    ]) {
+      expect(why(json, encode(JSON.parse(json)))).toBe('duplicate or reordered keys');
+      expect(why(json, 'x: 1')).toBe('duplicate or reordered keys');
+    }
+    const inOrder = `{"1":${t},"2":1,"b":true}`;
+    expect(why(inOrder, encode(JSON.parse(inOrder)))).toBeUndefined();
+  });
+
+  it('rejects an inexact number in a later member, before a round-trip failure in an earlier one', () => {
+    const withScore = `{"users":${json},"score":1.50}`;
+    expect(why(withScore, encode({ users: rows.slice(1), score: 1.5 }))).toBe('number precision');
+  });
+
+  it('refuses a member too large to parse whole', () => {
     const large = JSON.stringify({ s: 'x'.repeat(WHOLE_MAX_CHARS) });
     expect(why(large, encode(JSON.parse(large)))).toBe('too large to prove as a whole document');
   });
