@@ -3,15 +3,24 @@
  * is rewritten as TOON (https://toonformat.dev), which states the keys once per table, when that is
  * strictly fewer tokens than the compact JSON (for an input that is compact JSON already: the
  * rewrite fewer than the input, exactly the pipeline's never-worse question). The claim is the
- * pipeline's to prove (proof 'toon', src/pipeline/lossless.ts): every number's written form
- * survives a JS number round trip, parsing dropped no duplicate or reordered keys, and decoding the
- * TOON gives back a value deep-equal (key order included) to the parsed JSON; what it cannot prove
- * is reverted. @toon-format/toon is
- * imported lazily inside run().
+ * pipeline's to prove (proof 'toon', src/pipeline/lossless.ts and src/toon/prove.ts): every
+ * number's written form survives a JS number round trip, parsing dropped no duplicate or reordered
+ * keys, and decoding the TOON gives back a value deep-equal (key order included) to the parsed
+ * JSON; what it cannot prove is reverted.
+ *
+ * Memory stays a small multiple of the output: a document that is one table (an array of rows,
+ * however large) is read, encoded and proven a chunk of rows at a time (src/toon/encode-table.ts),
+ * with the same bytes as encoding it whole. Any other document goes through JSON.parse and the
+ * library whole, which costs several times its size, so only up to WHOLE_MAX_CHARS (4 MB,
+ * src/toon/limits.ts); a larger one is skipped, gate 'too large for a whole-document toon' (shown
+ * by --verbose). @toon-format/toon is imported lazily inside run().
  */
 import type { Outcome, OutputComponent } from '../component.js';
 import { type ConfigOf, integer, oneOf, section } from '../config/fields.js';
+import { OPEN_BRACKET } from '../json/lexical.js';
 import { compactJson, scanJson, trimmedRange } from '../json/text.js';
+import { WHOLE_MAX_CHARS } from '../toon/limits.js';
+import { countTables, type Json } from '../toon/table-shape.js';
 
 export const TOON_DELIMITERS = [',', '\t', '|'] as const;
 export type ToonDelimiter = (typeof TOON_DELIMITERS)[number];
@@ -24,8 +33,6 @@ const CONFIG = section({
   delimiter: oneOf(TOON_DELIMITERS).or(','),
 });
 export type ToonConfig = ConfigOf<typeof CONFIG>;
-
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const skip = (gate: string): Outcome => ({ kind: 'skip', gate });
 
@@ -49,23 +56,17 @@ export const toon: OutputComponent<ToonConfig> = {
     const [start, end] = trimmedRange(text);
     const scan = start < end ? scanJson(text, start) : undefined;
     if (!scan?.ok || scan.end !== end) return skip('not json');
-    const value = JSON.parse(text) as Json;
-    const tables = countTables(value, cfg.min_rows);
-    if (tables === 0) return skip('no uniform array');
-    const { encode } = await import('@toon-format/toon');
-    let encoded: string;
-    try {
-      encoded = encode(value, { delimiter: cfg.delimiter });
-    } catch {
-      // e.g. an unpaired surrogate, which TOON refuses to write
-      return skip('toon cannot encode');
-    }
-    const rewritten = text.slice(0, start) + encoded + text.slice(end);
+    const toon = await rewrite(text, start, end, cfg);
+    if (typeof toon === 'string') return skip(toon);
+    const { rewritten, tables } = toon;
     // TOON must beat the JSON at its most compact. When the input is compact already, that is the
     // pipeline's own never-worse question about this very rewrite: asked the same way, its counts
     // are the ones the pipeline then finds cached (a second count of a 30 MB table cost a second).
     const smaller = scan.spaced
-      ? await ctx.tokens.fewer(encoded, compactJson(text, start, end))
+      ? await ctx.tokens.fewer(
+          rewritten.slice(start, rewritten.length - (text.length - end)),
+          compactJson(text, start, end),
+        )
       : await ctx.tokens.fewer(rewritten, text);
     if (!smaller) return skip('not smaller');
     const rows = tables === 1 ? '1 table' : `${tables} tables`;
@@ -79,37 +80,44 @@ export const toon: OutputComponent<ToonConfig> = {
   },
 };
 
-function isPrimitive(v: Json): boolean {
-  return v === null || typeof v !== 'object';
-}
-
-/** A table: ≥ minRows objects, each with the same keys in the same order, all values primitive. */
-function isTable(a: Json[], minRows: number): boolean {
-  if (a.length < minRows || a.length === 0) return false;
-  const first = a[0];
-  if (first === null || typeof first !== 'object' || Array.isArray(first)) return false;
-  const keys = Object.keys(first);
-  if (keys.length === 0) return false;
-  return a.every((row) => {
-    if (row === null || typeof row !== 'object' || Array.isArray(row)) return false;
-    const k = Object.keys(row);
-    return k.length === keys.length && k.every((key, i) => key === keys[i] && isPrimitive(row[key] as Json));
-  });
-}
-
-/** How many arrays in the value are tables (depth-first, iterative). */
-function countTables(root: Json, minRows: number): number {
-  let n = 0;
-  const todo: Json[] = [root];
-  while (todo.length > 0) {
-    const v = todo.pop() as Json;
-    if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) {
-      if (isTable(v, minRows)) n++;
-      else for (const x of v) todo.push(x);
-    } else {
-      for (const x of Object.values(v)) todo.push(x);
-    }
+/**
+ * The text with its JSON document text[start, end) written as TOON, and how many tables that
+ * holds; or the gate that stops it. A document that is one table goes a chunk of rows at a time
+ * (encode-table.ts), an object with tables among its members member by member (encode-members.ts);
+ * any other only up to WHOLE_MAX_CHARS, through JSON.parse and the library.
+ */
+async function rewrite(
+  text: string,
+  start: number,
+  end: number,
+  cfg: ToonConfig,
+): Promise<{ rewritten: string; tables: number } | string> {
+  const [{ encode }, { encodeTable }, { encodeMembers }] = await Promise.all([
+    import('@toon-format/toon'),
+    import('../toon/encode-table.js'),
+    import('../toon/encode-members.js'),
+  ]);
+  const o = { minRows: cfg.min_rows, delimiter: cfg.delimiter };
+  const around = (toon: string[]) => [text.slice(0, start), ...toon, text.slice(end)].join('');
+  if (text.charCodeAt(start) === OPEN_BRACKET) {
+    const table = encodeTable(text, start, o, encode);
+    if (table.kind === 'cannot encode') return 'toon cannot encode';
+    if (table.kind === 'table') return { rewritten: around(table.toon), tables: 1 };
+  } else {
+    const members = encodeMembers(text, start, o, encode);
+    if (members.kind === 'cannot encode') return 'toon cannot encode';
+    if (members.kind === 'too large') return 'too large for a whole-document toon';
+    if (members.kind === 'members') return { rewritten: around(members.toon), tables: members.tables };
   }
-  return n;
+  if (end - start > WHOLE_MAX_CHARS) return 'too large for a whole-document toon';
+  const value = JSON.parse(text) as Json;
+  const tables = countTables(value, cfg.min_rows);
+  if (tables === 0) return 'no uniform array';
+  try {
+    const encoded = encode(value, { delimiter: cfg.delimiter });
+    return { rewritten: text.slice(0, start) + encoded + text.slice(end), tables };
+  } catch {
+    // e.g. an unpaired surrogate, which TOON refuses to write
+    return 'toon cannot encode';
+  }
 }

@@ -13,7 +13,11 @@
  *   toon  The whole input is one JSON document whose JSON.parse value is faithful to its text (no
  *         number changes its written form, no duplicate or reordered keys), and the rewrite, with
  *         the same surrounding whitespace, is TOON that decodes to a deep-equal value (key order
- *         included). @toon-format/toon is imported only when such a claim arrives.
+ *         included). Checked by src/toon/prove.ts, which reads a JSON array and the TOON's
+ *         decoded events a run of elements at a time, so proving a 50 MB table holds one run's
+ *         values; any other document is parsed whole, so only up to 4 MB (src/toon/limits.ts),
+ *         above which it is refused (toon never writes one). @toon-format/toon is imported only
+ *         when such a claim arrives.
  * A cache breakpoint (a structural edit, cacheinject) is lossless too: the body written with it
  * differs from the input only inside its message, and that message parses to the same value with
  * `cache_control: {type: "ephemeral"}` added to its last content block and nothing else.
@@ -22,7 +26,7 @@ import type { LosslessProof } from '../component.js';
 import type { StructuralEdit, Transcript } from '../input/transcript.js';
 import { jsonDocuments } from '../json/documents.js';
 import { isJsonSpace, QUOTE, scanScalar, scanString } from '../json/lexical.js';
-import { canonicalJson, scanJson, trimmedRange } from '../json/text.js';
+import { scanJson, trimmedRange } from '../json/text.js';
 
 /** Why the rewrite is not proven to say the same as its input, or undefined when it is. */
 export async function unproven(
@@ -102,18 +106,17 @@ async function unprovenToon(input: string, output: string): Promise<string | und
   const suffix = input.slice(end);
   if (!output.startsWith(prefix) || !output.endsWith(suffix) || output.length < prefix.length + suffix.length)
     return 'changed the whitespace around the document';
-  const value: unknown = JSON.parse(input);
-  const canonical = canonicalJson(input, start, end);
-  if (!canonical.exactNumbers) return 'number precision';
-  if (JSON.stringify(value) !== canonical.text) return 'duplicate or reordered keys';
-  const { decode } = await import('@toon-format/toon');
-  let decoded: unknown;
-  try {
-    decoded = decode(output.slice(prefix.length, output.length - suffix.length));
-  } catch {
-    return 'round trip failed';
-  }
-  return sameJson(decoded, value) ? undefined : 'round trip failed';
+  const [{ decodeStreamSync }, { unprovenToonDocument }] = await Promise.all([
+    import('@toon-format/toon'),
+    import('../toon/prove.js'),
+  ]);
+  return unprovenToonDocument(
+    input,
+    start,
+    end,
+    output.slice(prefix.length, output.length - suffix.length),
+    decodeStreamSync,
+  );
 }
 
 type Breakpoint = Extract<StructuralEdit, { kind: 'cache_breakpoint' }>;

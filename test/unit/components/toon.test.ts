@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { decode } from '@toon-format/toon';
+import { decode, encode } from '@toon-format/toon';
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/component.js';
 import { format } from '../../../src/components/format.js';
@@ -7,6 +7,7 @@ import { type ToonConfig, toon } from '../../../src/components/toon.js';
 import { compactText } from '../../../src/engine.js';
 import { sameJson, unproven } from '../../../src/pipeline/lossless.js';
 import { createTokens } from '../../../src/tokens.js';
+import { WHOLE_MAX_CHARS } from '../../../src/toon/limits.js';
 import { context, corpusPath, HAS_CORPUS, output } from '../../helpers.js';
 
 const cfg = toon.defaults;
@@ -130,6 +131,57 @@ describe('toon', () => {
     const r = await run(JSON.stringify(users, null, 2));
     if (r.kind !== 'rewrite') throw new Error(r.gate);
     expect(await run(r.text)).toEqual({ kind: 'skip', gate: 'not json' });
+  });
+
+  it('rewrites a table larger than the whole-document bound, with the bytes of encoding it whole', async () => {
+    const rows = Array.from({ length: 60_000 }, (_, i) => ({
+      id: i,
+      name: `user ${i}`,
+      note: 'x'.repeat(i % 90),
+    }));
+    const text = `${JSON.stringify(rows, null, 1)}\n`;
+    expect(text.length).toBeGreaterThan(WHOLE_MAX_CHARS);
+    const r = await run(text);
+    if (r.kind !== 'rewrite') throw new Error(r.gate);
+    expect(r.text).toBe(`${encode(rows)}\n`);
+    expect(await unproven(r.proof, text, r.text)).toBeUndefined();
+  });
+
+  it('rewrites an object holding such a table among its members, with the bytes of encoding it whole', async () => {
+    const rows = Array.from({ length: 60_000 }, (_, i) => ({
+      id: i,
+      name: `user ${i}`,
+      note: 'x'.repeat(i % 90),
+    }));
+    const doc = {
+      total: rows.length,
+      rows,
+      meta: { page: 1, tags: ['a', 'b'] },
+      more: [{ a: 1 }, { a: 2 }, { a: 3 }],
+    };
+    const text = JSON.stringify(doc);
+    expect(text.length).toBeGreaterThan(WHOLE_MAX_CHARS);
+    const r = await run(text);
+    if (r.kind !== 'rewrite') throw new Error(r.gate);
+    expect(r.text).toBe(encode(doc));
+    expect(r.note).toBe('json → toon (2 tables)');
+    expect(await unproven(r.proof, text, r.text)).toBeUndefined();
+  });
+
+  it('skips any other document larger than the whole-document bound', async () => {
+    const rows = Array.from({ length: 60_000 }, (_, i) => ({
+      id: i,
+      name: { first: `user ${i}` },
+      note: 'x'.repeat(i % 90),
+    }));
+    for (const text of [
+      JSON.stringify(rows),
+      JSON.stringify({ rows }),
+      JSON.stringify({ t: [{ a: 1 }, { a: 2 }, { a: 3 }], rows }),
+    ]) {
+      expect(text.length).toBeGreaterThan(WHOLE_MAX_CHARS);
+      expect(await run(text)).toEqual({ kind: 'skip', gate: 'too large for a whole-document toon' });
+    }
   });
 
   it('applies only to outputs that start with a bracket', () => {
