@@ -11,6 +11,8 @@ import type { InputFormat } from '../component.js';
 import { type CgConfig, loadConfig } from '../config.js';
 import { createFilterSource } from '../dsl/registry.js';
 import { compactText } from '../engine.js';
+import { collectGarbage } from '../heap/gc.js';
+import { leanHeap } from '../heap/lean.js';
 import type { FormatChoice } from '../input/transcript.js';
 import { isRewritableText, readStdin, warn, writeOut } from '../io.js';
 import { resolveStages } from '../pipeline/resolve-stages.js';
@@ -185,7 +187,7 @@ export interface HeldInput {
 
 /** Inputs up to this size keep their bytes for the store (spares an encode); larger ones do not. */
 const KEEP_BYTES_MAX = 8 << 20;
-/** Past this size the heap is asked to grow conservatively (src/heap.ts). */
+/** Past this size the heap is asked to grow conservatively (src/heap/lean.ts). */
 const LEAN_ABOVE = 1 << 20;
 
 /**
@@ -213,28 +215,27 @@ export async function compactAndWrite(
     return undefined;
   }
   const text = input.toString('utf8');
-  keepByteLength(text, input.length);
-  if (input.length <= LEAN_ABOVE) return compactDecoded(text, held, flags, config);
-  return compactedLarge(text, held, input.length > KEEP_BYTES_MAX, flags, config);
+  const size = input.length;
+  keepByteLength(text, size);
+  if (size <= LEAN_ABOVE) return compactDecoded(text, held, flags, config);
+  leanHeap();
+  if (size <= KEEP_BYTES_MAX) return compactDecoded(text, held, flags, config);
+  held.bytes = undefined;
+  return releasedThenCompacted(text, held, flags, config);
 }
 
 /**
- * A large input: the heap grows conservatively from here on (src/heap.ts), and past KEEP_BYTES_MAX
- * the bytes are let go of here, where nothing else refers to them, and collected at once.
+ * After compactAndWrite has returned (its frame held the bytes too), the let-go bytes are collected
+ * at once: V8 would keep them until the heap next filled (src/heap/gc.ts).
  */
-async function compactedLarge(
+async function releasedThenCompacted(
   text: string,
   held: HeldInput,
-  release: boolean,
   flags: CompressFlags,
   config: CgConfig,
 ): Promise<CompactReport | undefined> {
-  const heap = await import('../heap.js');
-  await heap.leanHeap();
-  if (release) {
-    held.bytes = undefined;
-    await heap.collectGarbage();
-  }
+  await Promise.resolve();
+  collectGarbage();
   return compactDecoded(text, held, flags, config);
 }
 

@@ -5,10 +5,12 @@
  * non-loopback bind unless --allow-remote, prints the lines that point a client at it, and serves
  * until SIGINT/SIGTERM. Everything heavy (node:http, undici) is imported here, on demand.
  */
+
 import { resolve } from 'node:path';
 import { type CgConfig, loadConfig } from '../config.js';
 import { createFilterSource } from '../dsl/registry.js';
 import { UsageError } from '../errors.js';
+import { leanHeap } from '../heap/lean.js';
 import { warn } from '../io.js';
 import { isPreset, PRESET_NAMES } from '../presets.js';
 import type { CompactedRequest } from '../proxy/compact-request.js';
@@ -156,7 +158,7 @@ export async function proxyCommand(
     OPENAI_BASE_URL: `${settings.openai}/v1`,
   };
   // A long-lived process over request bodies of tens of MB: its heap grows conservatively.
-  await (await import('../heap.js')).leanHeap();
+  leanHeap();
   const { createProxy } = await import('../proxy/server.js');
   const proxy = await createProxy({
     config,

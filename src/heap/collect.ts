@@ -6,27 +6,10 @@
  * table through the decoder peaked 250 MB above the live heap. Collecting every few megabytes of
  * input keeps that garbage to a few megabytes, for a few milliseconds per collection (and less CPU
  * overall: the heap stays small).
- *
- * The collector is exposed on first use (v8.setFlagsFromString('--expose-gc'), then `gc` from a
- * fresh vm context, as Node's maintainers suggest: nodejs/node#16595); where the runtime refuses
- * that, collecting is a no-op and only memory, never the result, differs.
+ * The collector is src/heap/gc.ts's: where the runtime refuses it, collecting is a no-op and only
+ * memory, never the result, differs.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
-let collector: (() => void) | null | undefined;
-
-function exposedGc(): (() => void) | null {
-  if (collector !== undefined) return collector;
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('typeof gc === "function" ? gc : null');
-    collector = typeof gc === 'function' ? (gc as () => void) : null;
-  } catch {
-    collector = null;
-  }
-  return collector;
-}
+import { exposedGc } from './gc.js';
 
 /** Work between collections: characters of JSON read. */
 export const COLLECT_EVERY_CHARS = 4 << 20;

@@ -9,6 +9,7 @@
  */
 import { type Component, MARKER_SLOT, type Outcome } from '../component.js';
 import { missingFailureLines } from '../dsl/failure-lines.js';
+import { collectGarbage } from '../heap/gc.js';
 import { keyOf, keyOfText, SLICED_MIN } from '../store/keys.js';
 import { hint, marker } from '../store/marker.js';
 import { byteLength, type Tokens } from '../tokens.js';
@@ -69,7 +70,7 @@ export async function judge(
   const problem = contractProblem(component, outcome, slot.current);
   if (problem) return drop('fail', problem);
   if (outcome.kind === 'skip') return drop('skip', outcome.gate);
-  if (slot.current.length > COLLECT_ABOVE) await (await import('../heap.js')).collectGarbage();
+  if (slot.current.length > COLLECT_ABOVE) collectGarbage();
   const notFewer = (text: string) =>
     drop('revert', 'not fewer tokens than its input', {
       bytesOut: byteLength(text),
