@@ -10,7 +10,6 @@ import { resolve } from 'node:path';
 import { type CgConfig, loadConfig } from '../config.js';
 import { createFilterSource } from '../dsl/registry.js';
 import { UsageError } from '../errors.js';
-import { leanHeap } from '../heap/lean.js';
 import { warn } from '../io.js';
 import { isPreset, PRESET_NAMES } from '../presets.js';
 import type { CompactedRequest } from '../proxy/compact-request.js';
@@ -157,8 +156,6 @@ export async function proxyCommand(
     ANTHROPIC_BASE_URL: settings.anthropic,
     OPENAI_BASE_URL: `${settings.openai}/v1`,
   };
-  // A long-lived process over request bodies of tens of MB: its heap grows conservatively.
-  leanHeap();
   const { createProxy } = await import('../proxy/server.js');
   const proxy = await createProxy({
     config,
