@@ -5,7 +5,7 @@
  * with gzip's magic 1f 8b. decode() of a damaged stream throws; callers read that as "corrupt".
  */
 
-import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
+import { utf8Slices } from '../utf8-slices.js';
 
 /**
  * gzip level 1, chosen by measurement on a generated 100 MB build log (Node 20, 2 vCPUs, async gzip
@@ -78,12 +78,13 @@ const TEXT_MEMBERS_IN_FLIGHT = 4;
 
 /**
  * The stored form of a large text's UTF-8 (compression on), built a slice at a time: each slice's
- * bytes are gzipped as a member of their own, a few at once on the thread pool, so at most a few
- * slices' bytes exist beside the text, never its whole encoding. Undefined when gzip does not pay
+ * bytes (a 1 Mi-unit slice, src/utf8-slices.ts) are gzipped as a member of their own, a few at once
+ * on the thread pool, so at most a few slices' bytes exist beside the text, never its whole
+ * encoding. Undefined when gzip does not pay
  * (then the caller stores the bytes as they are).
  */
 export async function encodeText(text: string): Promise<Buffer | undefined> {
-  const slices = [...utf8Slices(text, 4 * SLICE_UNITS)];
+  const slices = [...utf8Slices(text)];
   const members: Buffer[] = new Array(slices.length);
   let rawBytes = 0;
   let next = 0;
@@ -91,7 +92,8 @@ export async function encodeText(text: string): Promise<Buffer | undefined> {
     for (let i = next++; i < slices.length; i = next++) {
       const bytes = Buffer.from(slices[i]!, 'utf8');
       rawBytes += bytes.length;
-      members[i] = await gzipAsync(bytes, { level: GZIP_LEVEL, chunkSize: BIG_CHUNK });
+      // zlib's own 16 KiB chunks: a member held its 1 MiB output chunk whole, though a tenth used.
+      members[i] = await gzipAsync(bytes, { level: GZIP_LEVEL });
     }
   };
   await Promise.all(Array.from({ length: Math.min(TEXT_MEMBERS_IN_FLIGHT, slices.length) }, worker));
