@@ -2,6 +2,8 @@
  * Inputs past the size where cg lets go of their bytes (8 MiB) and stashes a slice at a time: what
  * reaches stdout and what `cg expand` gives back are still exact, byte for byte.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keyOf } from '../../src/store/keys.js';
 import { tempDir } from '../helpers.js';
@@ -39,6 +41,20 @@ describe('a large input', () => {
     const r = cg(['--components', 'format'], { input });
     expect(r.code).toBe(0);
     expect(r.stdout.equals(Buffer.from(input, 'utf8'))).toBe(true);
+  });
+
+  it('comes through cg run byte for byte, and folded its original expands exact', () => {
+    const store = tempDir('cg-large-run-');
+    const file = join(tempDir('cg-large-run-file-'), 'big.log');
+    const input = log(10 << 20);
+    writeFileSync(file, input);
+    const same = cg(['run', '--for-model', '-c', 'format', '--', 'cat', file], { storeDir: store });
+    expect(same.code).toBe(0);
+    expect(same.stdout.equals(Buffer.from(input, 'utf8'))).toBe(true);
+    const folded = cg(['run', '--for-model', '-c', 'collapse', '--', 'cat', file], { storeDir: store });
+    const key = KEY_RE.exec(folded.out)?.[1];
+    expect(key).toBe(keyOf(Buffer.from(input, 'utf8')));
+    expect(cg(['expand', key!], { storeDir: store }).stdout.equals(Buffer.from(input, 'utf8'))).toBe(true);
   });
 
   it('is written whole when rewritten, however its characters fall on the write slices', () => {
