@@ -185,8 +185,25 @@ export interface HeldInput {
   bytes: Buffer | undefined;
 }
 
-/** Inputs up to this size keep their bytes for the store (spares an encode); larger ones do not. */
+/**
+ * Inputs up to this size keep their bytes for the store (spares an encode); larger JSON (a document,
+ * a request body) does not: its lossless rewrites (format, toon) copy it whole, and the bytes held
+ * beside them were what put a 60 MB body over its memory budget. Larger plain text keeps them: its
+ * components write little, it stays inside the budget (a 100 MB log: 0.91 of it), and the store
+ * then hashes and compresses the bytes directly — letting go of them cost a 100 MB log ~25 % more
+ * CPU (encoding its text again, a page fault per re-used page).
+ */
 const KEEP_BYTES_MAX = 8 << 20;
+
+/** Whether the input opens like JSON (after whitespace): `{` or `[`. */
+function opensLikeJson(bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length && i < 4096; i++) {
+    const b = bytes[i];
+    if (b === 0x7b || b === 0x5b) return true;
+    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return false;
+  }
+  return false;
+}
 /** Past this size the heap is asked to grow conservatively (src/heap/lean.ts). */
 const LEAN_ABOVE = 1 << 20;
 
@@ -219,7 +236,7 @@ export async function compactAndWrite(
   keepByteLength(text, size);
   if (size <= LEAN_ABOVE) return compactDecoded(text, held, flags, config);
   leanHeap();
-  if (size <= KEEP_BYTES_MAX) return compactDecoded(text, held, flags, config);
+  if (size <= KEEP_BYTES_MAX || !opensLikeJson(input)) return compactDecoded(text, held, flags, config);
   held.bytes = undefined;
   return releasedThenCompacted(text, held, flags, config);
 }

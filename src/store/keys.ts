@@ -20,7 +20,8 @@ const KEY_RE = /^[0-9a-f]{16}$/;
 const byBuffer = new WeakMap<Uint8Array, string>();
 
 export function keyOf(data: string | Uint8Array): string {
-  if (typeof data === 'string') return sha256().update(data).digest('hex').slice(0, 16);
+  if (typeof data === 'string')
+    return data.length < SLICED_MIN ? sha256().update(data).digest('hex').slice(0, 16) : keyOfText(data);
   let key = byBuffer.get(data);
   if (key === undefined) {
     key = sha256().update(data).digest('hex').slice(0, 16);
@@ -44,7 +45,10 @@ export const SLICED_MIN = 8 << 20;
 let lastText: string | undefined;
 let lastKey = '';
 
-/** keyOf(text), hashing a large text a slice at a time (the same digest as its whole encoding). */
+/**
+ * keyOf(text), hashing a large text a slice at a time (the same digest as its whole encoding); the
+ * session's replay, the marker and the stash then hash a large original once between them.
+ */
 export function keyOfText(text: string): string {
   if (text.length < SLICED_MIN) return keyOf(text);
   if (text === lastText) return lastKey;

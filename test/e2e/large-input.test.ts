@@ -24,7 +24,24 @@ function log(bytes: number): string {
 }
 
 describe('a large input', () => {
-  it('is folded, and cg expand gives back its exact bytes from the sliced stash', () => {
+  it('is crushed as JSON whose bytes were let go of, and cg expand gives back the exact bytes from the sliced stash', () => {
+    const store = tempDir('cg-large-json-');
+    const rows = Array.from({ length: 150_000 }, (_, i) => ({
+      id: i,
+      name: `naïve 😀 ${i}`,
+      ok: i % 97 !== 0,
+    }));
+    const input = `${JSON.stringify(rows, null, 1)}\n`;
+    expect(Buffer.byteLength(input)).toBeGreaterThan(8 << 20);
+    const r = cg(['--components', 'smartcrush'], { input, storeDir: store });
+    expect(r.code).toBe(0);
+    const key = KEY_RE.exec(r.out)?.[1];
+    expect(key).toBe(keyOf(Buffer.from(input, 'utf8')));
+    const back = cg(['expand', key!], { storeDir: store });
+    expect(back.stdout.equals(Buffer.from(input, 'utf8'))).toBe(true);
+  });
+
+  it('is folded, and cg expand gives back its exact bytes', () => {
     const store = tempDir('cg-large-');
     const input = log(12 << 20);
     const r = cg(['--components', 'collapse'], { input, storeDir: store });
@@ -36,11 +53,16 @@ describe('a large input', () => {
     expect(back.stdout.equals(Buffer.from(input, 'utf8'))).toBe(true);
   });
 
-  it('passes through byte for byte when nothing changes it, its bytes let go of', () => {
+  it('passes through byte for byte when nothing changes it, text or JSON whose bytes were let go of', () => {
     const input = log(10 << 20);
     const r = cg(['--components', 'format'], { input });
     expect(r.code).toBe(0);
     expect(r.stdout.equals(Buffer.from(input, 'utf8'))).toBe(true);
+    const rows = Array.from({ length: 120_000 }, (_, i) => ({ id: i, name: `naïve 😀 ${i}`, tag: '日本' }));
+    const json = `${JSON.stringify(rows)}\n`; // compact already: format leaves it as it is
+    const j = cg(['--components', 'format'], { input: json });
+    expect(j.code).toBe(0);
+    expect(j.stdout.equals(Buffer.from(json, 'utf8'))).toBe(true);
   });
 
   it('comes through cg run byte for byte, and folded its original expands exact', () => {
