@@ -198,13 +198,8 @@ const CASES = {
   body: { make: makeRequestBody, mb: 60, args: [], floor: FLOOR_JSON, floorName: 'JSON.parse+stringify' },
 };
 
-/** Lines for bench/run.mjs (or the command line): one per case, with its floor beside it. */
-export function hotpathLines({
-  bin = join(here, '..', 'bin', 'cg.js'),
-  names = Object.keys(CASES),
-  scale = 1,
-} = {}) {
-  const work = mkdtempSync(join(tmpdir(), 'cg-hotpath-'));
+/** The environment of a measured run: its own store, state and config under `work`, cg enabled. */
+export function benchEnv(work) {
   const env = {
     ...process.env,
     CG_STORE_DIR: join(work, 'store'),
@@ -212,6 +207,17 @@ export function hotpathLines({
     XDG_CONFIG_HOME: join(work, 'cfg'),
   };
   delete env.CG_DISABLE;
+  return env;
+}
+
+/** Lines for bench/run.mjs (or the command line): one per case, with its floor beside it. */
+export function hotpathLines({
+  bin = join(here, '..', 'bin', 'cg.js'),
+  names = Object.keys(CASES),
+  scale = 1,
+} = {}) {
+  const work = mkdtempSync(join(tmpdir(), 'cg-hotpath-'));
+  const env = benchEnv(work);
   const lines = ['Hot paths (wall / CPU / peak RSS; CPU is the figure on a shared machine):'];
   const made = new Map();
   try {

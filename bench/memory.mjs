@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeFlatArray, makeLog, makePrettyJson, makeRequestBody, measure } from './hotpath.mjs';
+import { benchEnv, makeFlatArray, makeLog, makePrettyJson, makeRequestBody, measure } from './hotpath.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const MB = 1024 * 1024;
@@ -23,13 +23,7 @@ export function memoryLines({
   sizes = [1, 4, 16, 64],
 } = {}) {
   const work = mkdtempSync(join(tmpdir(), 'cg-memory-'));
-  const env = {
-    ...process.env,
-    CG_STORE_DIR: join(work, 'store'),
-    CG_STATE_DIR: join(work, 'state'),
-    XDG_CONFIG_HOME: join(work, 'cfg'),
-  };
-  delete env.CG_DISABLE;
+  const env = benchEnv(work);
   const lines = ['Peak RSS of `cg < input` (default preset) against 2.5 × input + 80 MB:'];
   let worst = 0;
   try {

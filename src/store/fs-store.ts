@@ -221,6 +221,17 @@ export function createFsStore(opts: StoreOptions): Store {
     }
   }
 
+  /** A put's failed result when an entry's stored form is over the store's cap. */
+  function overCap(key: string, data: Buffer): PutResult | undefined {
+    if (data.length <= limits.capBytes) return undefined;
+    return {
+      ok: false,
+      key,
+      reason: 'error',
+      detail: `entry of ${data.length} bytes exceeds the store cap of ${maxBytes} bytes`,
+    };
+  }
+
   /**
    * put of a large text whose bytes nobody holds: hashed, compressed and (when an entry is already
    * there) compared a slice at a time, so the text's whole encoding never exists beside it — on a
@@ -247,14 +258,8 @@ export function createFsStore(opts: StoreOptions): Store {
       } else if (found.why === 'corrupt') replace = true;
       else if (found.why !== 'missing') throw found.error;
       const data = (await encodeText(original)) ?? bytes();
-      if (data.length > limits.capBytes) {
-        return {
-          ok: false,
-          key,
-          reason: 'error',
-          detail: `entry of ${data.length} bytes exceeds the store cap of ${maxBytes} bytes`,
-        };
-      }
+      const tooLarge = overCap(key, data);
+      if (tooLarge) return tooLarge;
       const result = await write(key, path, bytes, data, replace);
       if (result.ok && result.created) await lazyPrune(key).catch(() => undefined);
       return result;
@@ -341,14 +346,8 @@ export function createFsStore(opts: StoreOptions): Store {
         const found = await reuse(key, path, bytes);
         if (typeof found === 'object') return found;
         const data = await encode(bytes, compress);
-        if (data.length > limits.capBytes) {
-          return {
-            ok: false,
-            key,
-            reason: 'error',
-            detail: `entry of ${data.length} bytes exceeds the store cap of ${maxBytes} bytes`,
-          };
-        }
+        const tooLarge = overCap(key, data);
+        if (tooLarge) return tooLarge;
         const result = await write(key, path, bytes, data, found === 'corrupt');
         // The entry is safely in place: a failing prune must not turn this put into a failure.
         if (result.ok && result.created) await lazyPrune(key).catch(() => undefined);
