@@ -65,6 +65,21 @@ describe('a large input', () => {
     expect(j.stdout.equals(Buffer.from(json, 'utf8'))).toBe(true);
   });
 
+  it('passes through whole, exit 2, when a filter file is broken after its bytes were let go of', () => {
+    const dir = tempDir('cg-large-bad-filter-');
+    writeFileSync(join(dir, 'bad.yaml'), 'filters:\n  - name: [unclosed\n');
+    const rows = Array.from({ length: 150_000 }, (_, i) => ({
+      id: i,
+      name: `naïve 😀 ${i}`,
+      ok: i % 97 !== 0,
+    }));
+    const input = `${JSON.stringify(rows, null, 1)}\n`;
+    const r = cg(['--filters', join(dir, 'bad.yaml'), '--command', 'gh api'], { input });
+    expect(r.code).toBe(2);
+    expect(r.stdout.equals(Buffer.from(input, 'utf8'))).toBe(true);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('comes through cg run byte for byte, and folded its original expands exact', () => {
     const store = tempDir('cg-large-run-');
     const file = join(tempDir('cg-large-run-file-'), 'big.log');
