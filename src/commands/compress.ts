@@ -204,6 +204,7 @@ function opensLikeJson(bytes: Buffer): boolean {
   }
   return false;
 }
+
 /** Past this size the heap is asked to grow conservatively (src/heap/lean.ts). */
 const LEAN_ABOVE = 1 << 20;
 

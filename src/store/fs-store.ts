@@ -36,7 +36,7 @@ import {
   stampNow,
   TMP_PREFIX,
 } from './fs-prune.js';
-import { isKey, keyOf, keyOfText, SLICED_MIN } from './keys.js';
+import { isKey, keyOf, SLICED_MIN } from './keys.js';
 import {
   type EntryRead,
   type PruneResult,
@@ -241,7 +241,7 @@ export function createFsStore(opts: StoreOptions): Store {
   async function putText(original: string): Promise<PutResult> {
     let key = '';
     try {
-      key = keyOfText(original);
+      key = keyOf(original);
       const path = entryPath(dir, key);
       const bytes = () => Buffer.from(original, 'utf8');
       const found = await inspect(path, key);

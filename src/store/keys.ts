@@ -21,7 +21,7 @@ const byBuffer = new WeakMap<Uint8Array, string>();
 
 export function keyOf(data: string | Uint8Array): string {
   if (typeof data === 'string')
-    return data.length < SLICED_MIN ? sha256().update(data).digest('hex').slice(0, 16) : keyOfText(data);
+    return data.length < SLICED_MIN ? sha256().update(data).digest('hex').slice(0, 16) : slicedKeyOf(data);
   let key = byBuffer.get(data);
   if (key === undefined) {
     key = sha256().update(data).digest('hex').slice(0, 16);
@@ -46,11 +46,10 @@ let lastText: string | undefined;
 let lastKey = '';
 
 /**
- * keyOf(text), hashing a large text a slice at a time (the same digest as its whole encoding); the
+ * keyOf of a large text, hashed a slice at a time (the same digest as its whole encoding); the
  * session's replay, the marker and the stash then hash a large original once between them.
  */
-export function keyOfText(text: string): string {
-  if (text.length < SLICED_MIN) return keyOf(text);
+function slicedKeyOf(text: string): string {
   if (text === lastText) return lastKey;
   const hash = sha256();
   for (const slice of utf8Slices(text)) hash.update(slice, 'utf8');
