@@ -34,7 +34,15 @@ export async function backPins(
   store: Store,
   known?: (o: ToolOutput, pin: Pin) => boolean,
 ): Promise<BackedPins> {
-  const backed: BackedPins = { pins: new Map(pins), restashed: 0, dropped: 0 };
+  // The pins as given, copied only when one is dropped (a long session's are tens of thousands).
+  let copied: Map<string, Pin> | undefined;
+  const backed: BackedPins = {
+    get pins() {
+      return copied ?? (pins as Map<string, Pin>);
+    },
+    restashed: 0,
+    dropped: 0,
+  };
   // Only pins that re-send a marker need backing; whether their entries are there is one batch.
   const wanted: { o: ToolOutput; keys: string[] }[] = [];
   for (const o of outputs) {
@@ -63,7 +71,8 @@ export async function backPins(
       if (stashed.created) backed.restashed++;
       continue;
     }
-    backed.pins.delete(o.id);
+    copied ??= new Map(pins);
+    copied.delete(o.id);
     backed.dropped++;
   }
   return backed;

@@ -180,11 +180,13 @@ function viewOf(o: ToolOutput, text: string): OutputView {
 const candidates = new WeakMap<ToolOutput, Candidate>();
 
 function candidateOf(s: Slot, text: string, mayChange: boolean): Candidate {
-  let c = candidates.get(s.output);
+  // The slot remembers it for the run's later stages: one WeakMap look-up per output and run.
+  let c = s.candidate ?? candidates.get(s.output);
   if (c?.text !== text) {
     c = viewOf(s.output, text) as Candidate;
     candidates.set(s.output, c);
   }
+  s.candidate = c;
   c.mayChange = mayChange;
   c.settled = s.pinned && s.final ? true : undefined;
   return c;

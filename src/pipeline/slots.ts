@@ -4,6 +4,7 @@
  * from the text sent then (a pin), so the provider's prompt cache keeps matching; an output that
  * never changes (src/pipeline/gates.ts) was sent as it is, whatever its pin says.
  */
+import type { Candidate } from '../component.js';
 import type { ToolOutput } from '../input/transcript.js';
 import { alwaysVerbatim } from './gates.js';
 
@@ -41,6 +42,8 @@ export interface Slot {
   tag?: string;
   /** The pin it opened with, if any. */
   pin?: Pin;
+  /** What transcript stages last showed a component of it (run.ts: candidateOf), for the next. */
+  candidate?: Candidate;
 }
 
 /** What a component sees of a slot's text: without this run's own marker for its original. */
@@ -57,6 +60,7 @@ class OpenSlot implements Slot {
   held = false;
   gone = false;
   tag?: string;
+  candidate?: Candidate = undefined;
   constructor(
     readonly output: ToolOutput,
     public current: string,

@@ -30,6 +30,22 @@ export interface EditSlot {
   gone: boolean;
 }
 
+/**
+ * What edits() sees of an output: the output as read with its current text. Made once per output
+ * and text and re-used by later stages and turns (a long session has tens of thousands; a component
+ * never changes what it is given).
+ */
+const views = new WeakMap<ToolOutput, ToolOutput>();
+
+function viewOf(s: EditSlot): ToolOutput {
+  let v = views.get(s.output);
+  if (v?.text !== s.current) {
+    v = { ...s.output, text: s.current };
+    views.set(s.output, v);
+  }
+  return v;
+}
+
 export interface EditEnv {
   t: Transcript;
   ctx: RunContext;
@@ -48,7 +64,8 @@ export interface EditEnv {
 export async function structuralEdits(component: Component, config: unknown, env: EditEnv): Promise<void> {
   const { t, ctx, slots, edits, emit, timeoutMs } = env;
   if (component.scope !== 'transcript' || !component.edits) return;
-  const views = slots.filter((s) => !s.gone).map((s) => ({ ...s.output, text: s.current }));
+  const views: ToolOutput[] = [];
+  for (const s of slots) if (!s.gone) views.push(viewOf(s));
   const edit = component.edits.bind(component);
   const result = await guarded(() => edit(views, config, ctx), timeoutMs);
   if (result.kind === 'error') return emit(base(component.name, '*', 'fail', 0, 0, result.message));

@@ -127,10 +127,19 @@ export async function openSession(
   // Raw text is no conversation: nothing is pinned (a later run with another config must not get
   // this run's bytes back), only the memo is kept.
   const conversation = t.format !== 'text';
-  for (const o of conversation ? t.outputs : []) {
+  const outputs = conversation ? t.outputs : [];
+  // Each output's hash and record entry, by its index, for save(): a long session has tens of
+  // thousands, and looking each up again by id costs as much as the whole of the rest of save. The
+  // record is the same object until save (only saving changes it), so what is found now holds then.
+  const hashAt: string[] = new Array(outputs.length);
+  const entryAt: (RecordEntry | undefined)[] = new Array(outputs.length);
+  for (let i = 0; i < outputs.length; i++) {
+    const o = outputs[i]!;
     const h = opts.hashOf?.(o) ?? keyOf(o.bytes ?? o.text);
     hashes.set(o.id, h);
+    hashAt[i] = h;
     const e = record.outputs.get(o.id);
+    entryAt[i] = e;
     if (!e) continue;
     if (e.h === h) {
       // rewritten: what was sent is not the original (the record keeps t only then).
@@ -155,14 +164,19 @@ export async function openSession(
     },
     async save(rewrites, finals, gone) {
       const ours: SessionRecord = { id: identity.label, outputs: new Map(), memo: memoSet };
-      for (const o of conversation ? (t.outputs as ToolOutput[]) : []) {
-        if (echoes.has(o.id) || gone?.has(o.id)) continue;
-        const h = hashes.get(o.id)!;
+      const checkEchoes = echoes.size > 0;
+      const checkGone = gone !== undefined && gone.size > 0;
+      for (let i = 0; i < outputs.length; i++) {
+        const o = outputs[i] as ToolOutput;
+        if ((checkEchoes && echoes.has(o.id)) || (checkGone && gone.has(o.id))) continue;
+        const h = hashAt[i]!;
+        const was = entryAt[i];
+        // A final entry stays as it is (mergeEntry): nothing to ask of this output.
+        if (kept && was?.f === 1 && was.h === h) continue;
         const final = finals.has(o.id);
         if (kept) {
           // What merging it would leave as it is need not be written (nor its text read): an entry
           // changes only by becoming final (mergeEntry).
-          const was = record.outputs.get(o.id);
           if (was && was.h === h && (was.f === 1 || !final)) continue;
         }
         const e: RecordEntry = { h };
