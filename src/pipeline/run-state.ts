@@ -10,6 +10,7 @@ import type { Gates } from './gates.js';
 import type { Judgement } from './judge.js';
 import type { Charges, Meter } from './model-meter.js';
 import type { PipelineOptions } from './options.js';
+import type { Partition } from './settled.js';
 import type { Slot } from './slots.js';
 
 export type Kept = Extract<Judgement, { kind: 'keep' }>;
@@ -38,6 +39,8 @@ export interface Run {
   canStash(): Promise<boolean>;
   /** Puts each component call's model cost on an event (model-meter.ts). */
   charges: Charges;
+  /** The settled and live slots (settled.ts); dropped when a structural edit retires messages. */
+  partition?: Partition | undefined;
   /** Output id → slot, made once per run (null: two outputs share an id, see slotsById). */
   byId?: Map<string, Slot> | null;
 }

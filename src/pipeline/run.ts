@@ -53,6 +53,7 @@ import { Charges, type Meter, meter } from './model-meter.js';
 import type { PipelineOptions, PipelineResult, Stage } from './options.js';
 import { charged, emit, type Run } from './run-state.js';
 import { flushHeld, settle } from './settle.js';
+import { type Partition, partition } from './settled.js';
 import { contentOf, openSlots, type Slot } from './slots.js';
 import { structuralEdits } from './structural-edits.js';
 
@@ -117,6 +118,9 @@ async function runStage(run: Run, { component, config }: Stage): Promise<void> {
         ctx: m.ctx,
         slots: run.slots,
         edits: run.edits,
+        retired: () => {
+          run.partition = undefined;
+        },
         emit: (e) => emit(run, e),
         canStash: run.canStash,
         store: run.opts.store,
@@ -137,12 +141,14 @@ async function runStage(run: Run, { component, config }: Stage): Promise<void> {
 /** The gates for every output: the open ones, each with how it may change; the closed ones reported. */
 function gateStage(run: Run, component: Component): Map<Slot, OpenGate> {
   const open = new Map<Slot, OpenGate>();
-  let replayed = 0;
+  // The settled slots are replayed as sent for every component (settled.ts): counted, not visited.
+  const { live, settled } = partitionOf(run);
+  let replayed = settled;
   // What the gates answer for an output sent in an earlier turn, without asking them output by
   // output (a long session has thousands): it stays as sent, unless a lossy transcript component
   // may still move it forward (not yet final, nothing held for it).
   const movers = component.scope === 'transcript' && component.lossy;
-  for (const slot of run.slots) {
+  for (const slot of live) {
     if (slot.pinned && !slot.gone && (!movers || slot.final || slot.held)) {
       replayed++;
       continue;
@@ -250,9 +256,14 @@ async function runTranscriptStage(
   timeoutMs: number,
 ): Promise<void> {
   const started = performance.now();
-  const candidates: Candidate[] = [];
-  for (const s of run.slots)
-    if (!s.gone) candidates.push(candidateOf(s, component.lossy ? contentOf(s) : s.current, open.has(s)));
+  // Every slot still in the body, in order: the settled ones' candidates as the partition holds
+  // them, the live ones' made for this stage.
+  const part = partitionOf(run);
+  const candidates = part.candidates.slice();
+  for (let i = 0; i < part.live.length; i++) {
+    const s = part.live[i]!;
+    candidates[part.at[i]!] = candidateOf(s, component.lossy ? contentOf(s) : s.current, open.has(s));
+  }
   const m = meter(run.ctx, run.opts.tokens);
   const result = await guarded(() => component.run(candidates, config, m.ctx), timeoutMs);
   await charged(run, component.name, m, () => settleTranscript(run, component, result, open, started));
@@ -283,6 +294,12 @@ async function settleTranscript(
     }
     await settle(run, component, t.slot, { kind: 'ok', value: outcome }, started, t.gate);
   }
+}
+
+/** The run's settled and live slots (settled.ts), made once and again after messages are retired. */
+function partitionOf(run: Run): Partition {
+  run.partition ??= partition(run.slots, (s) => candidateOf(s, s.current, false));
+  return run.partition;
 }
 
 /** Every slot by its output's id, made once per run (a long session has thousands, every stage asks). */

@@ -52,6 +52,8 @@ export interface EditEnv {
   slots: EditSlot[];
   /** Edits taken so far (earlier stages included); accepted ones are appended. */
   edits: StructuralEdit[];
+  /** Told when outputs were retired (gone): what the run keeps of its settled slots is stale. */
+  retired?(): void;
   emit(e: PipelineEvent): void;
   canStash(): Promise<boolean>;
   store: Store | null;
@@ -161,6 +163,7 @@ async function replaceMessages(component: Component, proposed: unknown, env: Edi
   }
   edits.push({ ...v.edit, text });
   for (const s of slots) if (inSpan(s)) s.gone = true;
+  env.retired?.();
   report('rewrite', undefined, {
     before: original,
     after: message,
