@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { agentSession } from '../../../bench/proxy-sessions.mjs';
 import { type Component, MARKER_SLOT } from '../../../src/component.js';
 import { readTranscript } from '../../../src/input/read.js';
-import { type PipelineEvent, type Pin, runPipeline } from '../../../src/pipeline/run.js';
+import { type Pin, type PipelineEvent, runPipeline } from '../../../src/pipeline/run.js';
 import { createTokens } from '../../../src/tokens.js';
 import { MemoryStore } from '../../memory-store.js';
 
@@ -89,7 +89,12 @@ describe('settled slots', () => {
       ['b', '5 outputs replayed as sent'],
     ]);
     for (const [id, pin] of pins) if (pin.final) expect(r.rewrites.get(id)).toBe(pin.text);
-    expect([...r.finals].sort()).toEqual([...pins].filter(([, p]) => p.final).map(([id]) => id).sort());
+    expect([...r.finals].sort()).toEqual(
+      [...pins]
+        .filter(([, p]) => p.final)
+        .map(([id]) => id)
+        .sort(),
+    );
   });
 
   it('that a summary retires are neither shown nor counted by the stages after it', async () => {
