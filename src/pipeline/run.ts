@@ -283,7 +283,7 @@ async function settleTranscript(
       run,
       base(component.name, '*', 'fail', 0, 0, 'returned something other than a Map of outcomes'),
     );
-  const target = targetsOf(run, open);
+  const target = targetsOf(open);
   for (const [id, outcome] of result.value) {
     const t = target(id);
     if (!t) {
@@ -312,21 +312,15 @@ function slotsById(run: Run): Map<string, Slot> {
   return run.byId ?? new Map(run.slots.map((s) => [s.output.id, s]));
 }
 
-/** The open slot an outcome's id names, with its gate (of two slots with one id, the last open one). */
+/**
+ * The open slot an outcome's id names, with its gate (of two slots with one id, the last open one).
+ * Made from the open slots alone: a long session's stage opens a few of its thousands.
+ */
 function targetsOf(
-  run: Run,
   open: ReadonlyMap<Slot, OpenGate>,
 ): (id: string) => { slot: Slot; gate: OpenGate } | undefined {
-  slotsById(run);
-  const unique = run.byId;
-  if (unique) {
-    return (id) => {
-      const slot = unique.get(id);
-      const gate = slot && open.get(slot);
-      return slot && gate ? { slot, gate } : undefined;
-    };
-  }
-  const byId = new Map([...open].map(([slot, gate]) => [slot.output.id, { slot, gate }]));
+  const byId = new Map<string, { slot: Slot; gate: OpenGate }>();
+  for (const [slot, gate] of open) byId.set(slot.output.id, { slot, gate });
   return (id) => byId.get(id);
 }
 

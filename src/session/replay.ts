@@ -46,7 +46,10 @@ export interface Session {
   replay: Replay;
   /** Component state from earlier turns; what is set now is saved with the record. */
   memo: SessionMemo;
-  /** Output id → keyOf of its original, for this turn's outputs. */
+  /**
+   * Output id → keyOf of its original, for this turn's outputs whose key the caller did not give
+   * (hashOf): a caller that gave one has it already.
+   */
   hashes: ReadonlyMap<string, string>;
   /**
    * The sent text the record holds for an output (after save, this turn's): a caller keeping texts
@@ -135,8 +138,11 @@ export async function openSession(
   const entryAt: (RecordEntry | undefined)[] = new Array(outputs.length);
   for (let i = 0; i < outputs.length; i++) {
     const o = outputs[i]!;
-    const h = opts.hashOf?.(o) ?? keyOf(o.bytes ?? o.text);
-    hashes.set(o.id, h);
+    let h = opts.hashOf?.(o);
+    if (h === undefined) {
+      h = keyOf(o.bytes ?? o.text);
+      hashes.set(o.id, h);
+    }
     hashAt[i] = h;
     const e = record.outputs.get(o.id);
     entryAt[i] = e;

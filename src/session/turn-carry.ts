@@ -99,7 +99,7 @@ function carryView(
 export interface TurnDone {
   placed: Placed;
   transcript: Transcript;
-  /** Output id → keyOf of its original (the session computed them). */
+  /** Output id → keyOf of its original, for the outputs new to the carry (the session computed them). */
   hashes: ReadonlyMap<string, string>;
   written: Written;
   rewrites: ReadonlyMap<string, string>;
