@@ -27,6 +27,8 @@ export interface BodyOptions extends CompactOptions {
   turns?: TurnMemory;
   /** The body already decoded, when the caller had to (the proxy, for a session id): not decoded again. */
   text?: string;
+  /** The caller checked that the bytes are valid UTF-8 (the proxy does): not walked again. */
+  utf8?: boolean;
 }
 
 export interface BodyResult extends Omit<CompactResult, 'output' | 'outputParts'> {
@@ -51,7 +53,7 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
   // backed still while it says none happened since (and for an hour at most).
   const removedAt = await options.store?.removedAt?.().catch(() => undefined);
   // Byte offsets are placed by walking UTF-8 (placed.ts): a body that is not is read the plain way.
-  const placeable = isUtf8(bytes);
+  const placeable = options.utf8 === true || isUtf8(bytes);
   let read = previous && placeable ? readTurn(previous, bytes) : undefined;
   let transcript: Transcript;
   if (read) transcript = read.transcript;

@@ -157,6 +157,8 @@ export async function compactRequest(
         store,
         ...(deps.turns ? { turns: deps.turns } : {}),
         ...(decodedText !== undefined ? { text: decodedText } : {}),
+        // isRewritableText above walked it.
+        utf8: true,
         tokens,
         filters: deps.filters,
         session: {

@@ -21,6 +21,7 @@ import { clientHost } from './client-host.js';
 import { type CompactedRequest, compactRequest } from './compact-request.js';
 import { providerError } from './errors.js';
 import { forwardRequestHeaders, redactedHeaders } from './headers.js';
+import { idleCollector } from './idle-collect.js';
 import { retryMemo } from './retry-memo.js';
 import { type Provider, routeOf } from './routes.js';
 import { storeCache } from './store-cache.js';
@@ -40,6 +41,8 @@ export interface ProxyOptions {
   log?: (line: string) => void;
   /** After each compacted request's response is done: the decisions, for the stats ledger. */
   onCompacted?: (c: CompactedRequest) => void | Promise<void>;
+  /** A full collection, run while idle after a turn over a large body (idle-collect.ts); tests count it. */
+  collect?: () => void;
   /** Upstream timeouts (ms): until the response headers, and between body chunks. */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
@@ -103,7 +106,8 @@ export async function createProxy(
   };
   const log = opts.log;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Serves one request; resolves to the size of the body it compacted (0 when none). */
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
     const started = performance.now();
     const target = req.url ?? '';
     const route = routeOf(req.method ?? 'GET', target.split('?')[0] ?? '', req.headers);
@@ -115,14 +119,14 @@ export async function createProxy(
         'bad_request',
       );
       res.writeHead(e.status, { 'content-type': 'application/json' }).end(e.body);
-      return;
+      return 0;
     }
     if (target === HEALTH_PATH && req.method === 'GET') {
       const body = JSON.stringify({ cg: 'proxy', preset: opts.preset, observe: opts.observe });
       res
         .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
         .end(body);
-      return;
+      return 0;
     }
     const upstream = { provider: route.provider, base: opts.upstreams[route.provider] };
     log?.(
@@ -142,7 +146,7 @@ export async function createProxy(
       log?.(
         `← ${r.status} ${req.method} ${target.split('?')[0]} passed through, ${(performance.now() - started).toFixed(0)} ms${r.problem ? `; ${r.problem}` : ''}`,
       );
-      return;
+      return 0;
     }
     let raw: Buffer;
     try {
@@ -157,7 +161,7 @@ export async function createProxy(
       );
       if (!res.headersSent)
         res.writeHead(e.status, { 'content-type': 'application/json', connection: 'close' }).end(e.body);
-      return;
+      return 0;
     }
     const c = await compactRequest(raw, route.format, req.rawHeaders, deps);
     const headers = c.rewritten
@@ -175,18 +179,27 @@ export async function createProxy(
     );
     const host = clientHost(req.rawHeaders);
     await opts.onCompacted?.(host ? { ...c, host } : c);
+    return c.bytesIn;
   }
 
+  const idle = idleCollector(opts.collect);
   const server = createServer({ keepAlive: true }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      // A bug of ours must cost the client one request, never the proxy.
-      log?.(`internal error: ${err instanceof Error ? err.message : String(err)}`);
-      if (!res.headersSent)
-        res
-          .writeHead(500, { 'content-type': 'application/json' })
-          .end('{"error":{"message":"cg proxy internal error"}}');
-      else res.destroy();
-    });
+    idle.begin();
+    let compacted = 0;
+    handle(req, res)
+      .then((bytes) => {
+        compacted = bytes;
+      })
+      .catch((err: unknown) => {
+        // A bug of ours must cost the client one request, never the proxy.
+        log?.(`internal error: ${err instanceof Error ? err.message : String(err)}`);
+        if (!res.headersSent)
+          res
+            .writeHead(500, { 'content-type': 'application/json' })
+            .end('{"error":{"message":"cg proxy internal error"}}');
+        else res.destroy();
+      })
+      .finally(() => idle.end(compacted));
   });
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');

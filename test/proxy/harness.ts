@@ -28,6 +28,8 @@ export interface TestProxyOptions {
   preset?: string;
   store?: Store | null;
   config?: CgConfig;
+  /** Stands in for the idle-time collection (src/proxy/idle-collect.ts). */
+  collect?: () => void;
 }
 
 export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProxy> {
@@ -56,6 +58,7 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     timeoutMs: o.timeoutMs ?? 30_000,
     env,
     log: (l) => log.push(l),
+    ...(o.collect ? { collect: o.collect } : {}),
     onCompacted: (c) => {
       compacted.push(c);
     },
