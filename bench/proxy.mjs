@@ -6,6 +6,8 @@
 // each timed from the client's send to the upstream having the whole compacted body. Peak RSS is
 // the proxy's VmHWM less its RSS before the first request, against the body's size.
 // Budgets: next turn ≤ 15 ms + 3 ms per MB of body; first sight of 20 MB ≤ 3 s; peak RSS ≤ 3× body.
+// CG_BENCH_BIN=/other/bin/cg.js measures another build with the same sessions (A/B runs, interleaved:
+// this machine's speed varies run to run).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
@@ -17,6 +19,7 @@ import { agentSession, turnOf } from './proxy-sessions.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MB = 1024 * 1024;
 const PAUSE_MS = Number(process.env.CG_BENCH_PROXY_PAUSE_MS ?? 2000);
+const BIN = process.env.CG_BENCH_BIN ?? join(root, 'bin', 'cg.js');
 
 function upstream() {
   const got = [];
@@ -47,15 +50,7 @@ function startProxy(upstreamPort, work) {
   const nodeArgs = (process.env.CG_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
     process.execPath,
-    [
-      ...nodeArgs,
-      join(root, 'bin', 'cg.js'),
-      'proxy',
-      '--port',
-      '0',
-      '--anthropic-upstream',
-      `http://127.0.0.1:${upstreamPort}`,
-    ],
+    [...nodeArgs, BIN, 'proxy', '--port', '0', '--anthropic-upstream', `http://127.0.0.1:${upstreamPort}`],
     { env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {

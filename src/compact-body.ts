@@ -10,7 +10,7 @@ import { type CompactOptions, type CompactResult, type Decided, decide } from '.
 import { readTranscript } from './input/read.js';
 import type { InputFormat, ToolOutput, Transcript } from './input/transcript.js';
 import type { Pin } from './pipeline/run.js';
-import { carryTurn } from './session/turn-carry.js';
+import { carryTurn, type TurnCarry } from './session/turn-carry.js';
 import { placeRead, readTurn } from './session/turn-read.js';
 import { breakpointsOf } from './session/turn-write.js';
 import type { TurnMemory } from './session/turns.js';
@@ -79,14 +79,16 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
   const d = await decide(transcript, options, {
     ...(memory ? { kept: memory.kept } : {}),
     hashOf: read.hashOf,
-    ...(trusted ? { backed: (o: ToolOutput, pin: Pin) => previous.rewrites.get(o.id) === pin.text } : {}),
+    ...(trusted
+      ? { backed: (o: ToolOutput, pin: Pin, i: number) => sentFor(previous, o, i) === pin.text }
+      : {}),
   });
   if (read.kept > 0)
     d.notes.push(
       `session ${d.session?.label ?? id}: ${read.kept} of ${transcript.messages.length} messages as in the last turn, not read again`,
     );
   const changed = d.rewrites.size > 0 || d.edits.length > 0;
-  const written = read.write(d.rewrites, d.edits);
+  const written = read.write(d.rewrites, d.edits, d.rewrittenAt);
   const body = !changed ? bytes : written ? written.body : Buffer.from(transcript.write(d.rewrites, d.edits));
   await d.save();
   // An aborted turn (the proxy's deadline passed and the original went on) leaves the memory alone:
@@ -101,6 +103,7 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
           ...(d.session ? { sentText: d.session.sentText } : {}),
           written: changed ? written : { ...written, body: bytes },
           rewrites: d.rewrites,
+          rewrittenAt: d.rewrittenAt,
           breakpoints: breakpointsOf(d.edits) ?? new Set(),
           ...(removedAt !== undefined ? { removedAt } : {}),
           backedAt: trusted ? previous.backedAt : now,
@@ -111,6 +114,12 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
     } else memory.carry = undefined;
   }
   return bodyResult(body, changed, transcript, d);
+}
+
+/** What the carry says was sent last turn for an output (the same object at the same place, or by id). */
+function sentFor(carry: TurnCarry, o: ToolOutput, i: number): string | undefined {
+  const j = carry.outputs[i] === o ? i : carry.index.get(o.id);
+  return j === undefined ? undefined : carry.sentAt[j];
 }
 
 function bodyResult(body: Buffer, changed: boolean, t: Transcript, d: Decided): BodyResult {

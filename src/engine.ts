@@ -89,7 +89,7 @@ async function backedReplay(
   t: Transcript,
   store: Store,
   notes: string[],
-  known?: (o: ToolOutput, pin: Pin) => boolean,
+  known?: (o: ToolOutput, pin: Pin, index: number) => boolean,
 ): Promise<Replay> {
   const backed = await backPins(t.outputs, session.replay.pins, store, known);
   if (backed.restashed > 0)
@@ -112,6 +112,8 @@ export function toConfig(c: CompactOptions['config']): CgConfig {
 /** What deciding a transcript came to; the session is saved by the caller once the output is written. */
 export interface Decided {
   rewrites: Map<string, string>;
+  /** The rewrites by output index (PipelineResult.rewrittenAt). */
+  rewrittenAt: (string | undefined)[];
   edits: StructuralEdit[];
   events: PipelineEvent[];
   source: string;
@@ -124,7 +126,9 @@ export interface Decided {
 export async function decide(
   transcript: Transcript,
   options: CompactOptions,
-  carried: Pick<SessionOptions, 'kept' | 'hashOf'> & { backed?: (o: ToolOutput, pin: Pin) => boolean } = {},
+  carried: Pick<SessionOptions, 'kept' | 'hashOf'> & {
+    backed?: (o: ToolOutput, pin: Pin, index: number) => boolean;
+  } = {},
 ): Promise<Decided> {
   const config = toConfig(options.config);
   const components = Array.isArray(options.components) ? options.components.join(',') : options.components;
@@ -171,7 +175,7 @@ export async function decide(
       options.env ?? process.env,
     );
   const memo = session?.memo ?? runMemo();
-  const { rewrites, events, edits, finals, gone } = await runPipeline(transcript, {
+  const { rewrites, rewrittenAt, events, edits, finals, gone } = await runPipeline(transcript, {
     stages,
     store: options.store,
     tokens,
@@ -186,6 +190,7 @@ export async function decide(
   });
   return {
     rewrites,
+    rewrittenAt,
     edits,
     events,
     source,

@@ -50,6 +50,12 @@ export interface Replay {
 export interface PipelineResult {
   /** Output id → final text, only for outputs that changed. */
   rewrites: Map<string, string>;
+  /**
+   * Each output's final text where it changed, by its index in the transcript's outputs (parallel
+   * to them): what rewrites holds, for a caller that walks outputs in order (of two outputs sharing
+   * an id, rewrites keeps the last one's text, this each one's own).
+   */
+  rewrittenAt: (string | undefined)[];
   events: PipelineEvent[];
   /** Validated structural edits for the writer (e.g. a cache breakpoint). */
   edits: StructuralEdit[];

@@ -26,13 +26,14 @@ export interface BackedPins {
 
 /**
  * `known`: pins the caller knows are backed (a long-lived caller's: what it sent and backed last
- * turn, while the store says nothing was removed since) — not asked about again.
+ * turn, while the store says nothing was removed since) — not asked about again; it is given each
+ * output with its index in outputs.
  */
 export async function backPins(
   outputs: readonly ToolOutput[],
   pins: ReadonlyMap<string, Pin>,
   store: Store,
-  known?: (o: ToolOutput, pin: Pin) => boolean,
+  known?: (o: ToolOutput, pin: Pin, index: number) => boolean,
 ): Promise<BackedPins> {
   // The pins as given, copied only when one is dropped (a long session's are tens of thousands).
   let copied: Map<string, Pin> | undefined;
@@ -45,9 +46,10 @@ export async function backPins(
   };
   // Only pins that re-send a marker need backing; whether their entries are there is one batch.
   const wanted: { o: ToolOutput; keys: string[] }[] = [];
-  for (const o of outputs) {
+  for (let i = 0; i < outputs.length; i++) {
+    const o = outputs[i]!;
     const pin = pins.get(o.id);
-    if (pin && known?.(o, pin)) continue;
+    if (pin && known?.(o, pin, i)) continue;
     // A verbatim output is sent as it is, whatever its pin says (slots.ts). The marker test comes
     // first: it spares reading an original that has no marker to back.
     if (!pin || !hasMarker(pin.text) || alwaysVerbatim(o)) continue;

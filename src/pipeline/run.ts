@@ -326,16 +326,23 @@ function targetsOf(
 
 function resultOf(run: Run): PipelineResult {
   const rewrites = new Map<string, string>();
+  const rewrittenAt: (string | undefined)[] = new Array(run.slots.length);
   const finals = new Set<string>();
   const gone = new Set<string>();
-  for (const s of run.slots) {
-    if (s.gone) gone.add(s.output.id);
+  for (let i = 0; i < run.slots.length; i++) {
+    const s = run.slots[i]!;
+    if (s.final) finals.add(s.output.id);
+    if (s.gone) {
+      gone.add(s.output.id);
+      continue;
+    }
     // Still as its pin says, where the session knows whether that was a rewrite: no need to read
     // the original to compare.
-    else if (s.pin?.rewritten !== undefined && s.current === s.pin.text) {
-      if (s.pin.rewritten) rewrites.set(s.output.id, s.current);
-    } else if (s.current !== s.original) rewrites.set(s.output.id, s.current);
-    if (s.final) finals.add(s.output.id);
+    const asPinned = s.pin?.rewritten !== undefined && s.current === s.pin.text;
+    if (asPinned ? s.pin!.rewritten : s.current !== s.original) {
+      rewrites.set(s.output.id, s.current);
+      rewrittenAt[i] = s.current;
+    }
   }
-  return { rewrites, events: run.events, edits: run.edits, finals, gone };
+  return { rewrites, rewrittenAt, events: run.events, edits: run.edits, finals, gone };
 }

@@ -29,8 +29,13 @@ export interface TurnCarry {
   outputs: CarriedOutput[];
   /** Output id → its index in outputs. */
   index: Map<string, number>;
-  /** What was written for each rewritten output, and which messages got a cache breakpoint. */
-  rewrites: Map<string, string>;
+  /** No two outputs share an id (index has one entry per output). */
+  unique: boolean;
+  /**
+   * What was written for each output that was rewritten, by its index in outputs (what the turn's
+   * rewrites map held for its id), and which messages got a cache breakpoint.
+   */
+  sentAt: (string | undefined)[];
   breakpoints: Set<number>;
   /** The store's last removal when this turn began (Store.removedAt), and when every pin was last checked. */
   removedAt?: number;
@@ -103,6 +108,8 @@ export interface TurnDone {
   hashes: ReadonlyMap<string, string>;
   written: Written;
   rewrites: ReadonlyMap<string, string>;
+  /** The same by output index (PipelineResult.rewrittenAt), parallel to transcript.outputs. */
+  rewrittenAt?: readonly (string | undefined)[];
   /** The session record's copy of an output's sent text, shared rather than copied again. */
   sentText?: (outputId: string) => string | undefined;
   breakpoints: ReadonlySet<number>;
@@ -158,15 +165,24 @@ export function carryTurn(done: TurnDone, previous?: { carry: TurnCarry; kept: n
     const { start, end, breakpointAt, breakpoints, firstOutput } = p;
     messages.push({ start, end, breakpointAt, breakpoints, firstOutput, view });
   }
-  const rewrites = new Map<string, string>();
-  for (const [id, text] of done.rewrites) {
-    // Ids and texts of this turn may be slices of its body: the carried output's id and the
-    // record's text are copies already, as is what an earlier turn carried.
-    const j = index.get(id);
-    const key = j !== undefined ? outputs[j]!.id : flat(id);
-    const before = reuse?.carry.rewrites.get(id);
-    const recorded = before === text ? undefined : done.sentText?.(id);
-    rewrites.set(key, before === text ? before : recorded === text ? recorded : flat(text));
+  // One entry per output id: this turn's texts by index are those of its rewrites map. Otherwise
+  // (two outputs share an id) each output takes what the map holds for its id.
+  const unique = index.size === outputs.length;
+  const byIndex = unique && done.rewrittenAt?.length === outputs.length ? done.rewrittenAt : undefined;
+  const sentAt: (string | undefined)[] = new Array(outputs.length);
+  const before = reuse?.carry.sentAt;
+  for (let j = 0; j < outputs.length; j++) {
+    const text = byIndex ? byIndex[j] : done.rewrites.get(outputs[j]!.id);
+    if (text === undefined) continue;
+    // Texts of this turn may be slices of its body: what an earlier turn carried for the same
+    // output, and the record's text, are copies already.
+    const was = j < keptOutputs ? before?.[j] : undefined;
+    if (was === text) {
+      sentAt[j] = was;
+      continue;
+    }
+    const recorded = done.sentText?.(outputs[j]!.id);
+    sentAt[j] = recorded === text ? recorded : flat(text);
   }
   // The texts read while deciding this turn are dropped; later turns read from this body.
   source.release(placed.bytes);
@@ -180,7 +196,8 @@ export function carryTurn(done: TurnDone, previous?: { carry: TurnCarry; kept: n
     messages,
     outputs,
     index,
-    rewrites,
+    unique,
+    sentAt,
     breakpoints: new Set(done.breakpoints),
     ...(done.removedAt !== undefined ? { removedAt: done.removedAt } : {}),
     backedAt: done.backedAt,

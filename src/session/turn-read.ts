@@ -30,8 +30,16 @@ export interface TurnRead {
   kept: number;
   /** The content key of an output of an earlier turn, known already. */
   hashOf(o: ToolOutput): string | undefined;
-  /** The body with the rewrites and edits applied, or undefined for edits only write() can make. */
-  write(rewrites: ReadonlyMap<string, string>, edits: readonly StructuralEdit[]): Written | undefined;
+  /**
+   * The body with the rewrites and edits applied, or undefined for edits only write() can make;
+   * `rewrittenAt`, the same rewrites by output index (PipelineResult.rewrittenAt), spares looking
+   * each earlier output up by id.
+   */
+  write(
+    rewrites: ReadonlyMap<string, string>,
+    edits: readonly StructuralEdit[],
+    rewrittenAt?: readonly (string | undefined)[],
+  ): Written | undefined;
 }
 
 /** How many leading bytes a and b share. */
@@ -183,14 +191,17 @@ export function readTurn(carry: TurnCarry, bytes: Buffer): TurnRead | undefined 
     placed,
     kept: k,
     hashOf: (o) => (o instanceof CarriedOutput && o.hash !== '' ? o.hash : undefined),
-    write(rewrites, edits) {
+    write(rewrites, edits, rewrittenAt) {
       const breakpoints = breakpointsOf(edits);
       if (!breakpoints) return undefined;
-      // The first message whose bytes may differ from what was sent for it last turn.
+      // The first message whose bytes may differ from what was sent for it last turn. The kept
+      // outputs' ids are none of the new ones' (checked above): where the carry's are unique too,
+      // an output's text by index is what the map holds for its id.
+      const byIndex = carry.unique && rewrittenAt?.length === outputs.length ? rewrittenAt : undefined;
       let from = k;
       for (let j = 0; j < keptOutputs; j++) {
-        const id = ids[j]!;
-        if (rewrites.get(id) !== carry.rewrites.get(id)) {
+        const now = byIndex ? byIndex[j] : rewrites.get(ids[j]!);
+        if (now !== carry.sentAt[j]) {
           from = outputs[j]!.messageIndex;
           break;
         }

@@ -57,6 +57,39 @@ describe('compactBody with the memory of the last turn', () => {
     expect(carried).toBe(ends.length - 1);
   });
 
+  it('writes what a fresh compaction writes, turn after turn, when two earlier outputs share an id', async () => {
+    const store = new MemoryStore();
+    const dir = mkdtempSync(join(tmpdir(), 'cg-body-dup-'));
+    const turns = new TurnMemory();
+    const body = agentSession(80, { session: 'abababab-2222-4333-8444-555555555555' });
+    // The fourth call and its result take the second's id: outputs by id and by place then differ.
+    const blocks = (i: number) => body.messages[i]!.content as Block[];
+    const calls = body.messages.flatMap((m, i) =>
+      m.role === 'assistant' &&
+      Array.isArray(m.content) &&
+      (m.content as Block[]).some((b) => b.type === 'tool_use')
+        ? [i]
+        : [],
+    );
+    const callOf = (i: number) => blocks(calls[i]!).find((b) => b.type === 'tool_use')!;
+    const resultOf = (i: number) => blocks(calls[i]! + 1).find((b) => b.type === 'tool_result')!;
+    const shared = callOf(1).id;
+    callOf(3).id = shared;
+    resultOf(3).tool_use_id = shared;
+    const ends = body.messages.flatMap((m, i) => (m.role === 'user' ? [i] : [])).slice(-6);
+    let carried = 0;
+    for (const end of ends) {
+      const bytes = turn(body, end);
+      const copy = mkdtempSync(join(tmpdir(), 'cg-body-dup-fresh-'));
+      if (existsSync(dir)) cpSync(dir, copy, { recursive: true });
+      const fresh = await compact(bytes, copy, store);
+      const next = await compact(bytes, dir, store, turns);
+      expect(next.body.toString()).toBe(fresh.body.toString());
+      if (next.notes.some((n) => /messages as in the last turn, not read again/.test(n))) carried++;
+    }
+    expect(carried).toBe(ends.length - 1);
+  });
+
   it('compacts a body that is not valid UTF-8 the way a full read of its text does', async () => {
     const bytes = Buffer.from(
       JSON.stringify(agentSession(30, { session: 'dddddddd-2222-4333-8444-555555555555' })),
