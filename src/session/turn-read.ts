@@ -17,7 +17,7 @@
 
 import { CACHE_BREAKPOINT } from '../input/builder.js';
 import { readTranscript } from '../input/read.js';
-import type { BodyLayout, StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
+import type { BodyLayout, MessageView, StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
 import { CarriedOutput } from './carried.js';
 import { type Placed, type PlacedMessage, placeLayout } from './placed.js';
 import type { TurnCarry } from './turn-carry.js';
@@ -161,20 +161,36 @@ export function readTurn(carry: TurnCarry, bytes: Buffer): TurnRead | undefined 
     bytes,
     tailAt,
   );
-  const prefix: PlacedMessage[] = old.slice(0, k);
-  const placed: Placed = {
-    format,
-    bytes,
-    messages: [...prefix, ...at.messages.map((m) => ({ ...m, firstOutput: m.firstOutput + keptOutputs }))],
-    outStart: [...carry.outputs.slice(0, keptOutputs).map((o) => o.start), ...at.outStart],
-    outEnd: [...carry.outputs.slice(0, keptOutputs).map((o) => o.end), ...at.outEnd],
-  };
-  const outputs: ToolOutput[] = [...carry.outputs.slice(0, keptOutputs), ...t.outputs];
-  const transcript: Transcript = {
-    ...t,
-    outputs,
-    messages: [...old.slice(0, k).map((m) => m.view), ...t.messages],
-  };
+  // The kept part from the carry, then what was read: filled in place (a long session's lists have
+  // tens of thousands of entries, every turn).
+  const messages: PlacedMessage[] = new Array(k + at.messages.length);
+  const views: MessageView[] = new Array(k + t.messages.length);
+  for (let i = 0; i < k; i++) {
+    messages[i] = old[i]!;
+    views[i] = old[i]!.view;
+  }
+  for (let i = 0; i < at.messages.length; i++) {
+    const m = at.messages[i]!;
+    messages[k + i] = { ...m, firstOutput: m.firstOutput + keptOutputs };
+  }
+  for (let i = 0; i < t.messages.length; i++) views[k + i] = t.messages[i]!;
+  const n = keptOutputs + t.outputs.length;
+  const outputs: ToolOutput[] = new Array(n);
+  const outStart: number[] = new Array(n);
+  const outEnd: number[] = new Array(n);
+  for (let j = 0; j < keptOutputs; j++) {
+    const o = carry.outputs[j]!;
+    outputs[j] = o;
+    outStart[j] = o.start;
+    outEnd[j] = o.end;
+  }
+  for (let j = 0; j < t.outputs.length; j++) {
+    outputs[keptOutputs + j] = t.outputs[j]!;
+    outStart[keptOutputs + j] = at.outStart[j]!;
+    outEnd[keptOutputs + j] = at.outEnd[j]!;
+  }
+  const placed: Placed = { format, bytes, messages, outStart, outEnd };
+  const transcript: Transcript = { ...t, outputs, messages: views };
   if (t.cacheBreakpoints !== undefined) {
     let before = 0;
     for (let i = 0; i < k; i++) before += old[i]!.breakpoints;
