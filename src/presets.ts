@@ -1,22 +1,26 @@
 /**
  * Presets as data: named, ordered component lists (a test checks every name is a component).
- * `toon` follows `format` wherever JSON may pass: it rewrites only a payload it provably shrinks
- * (a uniform table, fewer tokens than compact JSON, decoding back to the same data), so it costs
- * nothing elsewhere. Where smartcrush runs without a text fallback after it (mcp, aggressive), toon
- * comes after smartcrush: a table smartcrush cut is smaller than the whole table as TOON, and
- * smartcrush cannot read TOON; in shell, toon first measured smaller (fold then folds its rows). For raw text, `fold` is the fallback for what no filter claimed and `collapse`
- * catches what fold leaves alone (inputs over its max_bytes).
+ * `toon` comes before `format` wherever JSON may pass: it rewrites only a payload it provably
+ * shrinks (a uniform table, fewer tokens than the compact JSON would have, decoding back to the
+ * same data), so it costs nothing elsewhere, and format then compacts what toon left as JSON. In
+ * that order a large table never has its pretty JSON, a compact copy and its TOON alive at once
+ * (issue 13: a 64 MB array peaked at 1.26× the memory budget with format first). Where smartcrush
+ * runs without a text fallback after it (mcp, aggressive), toon comes after smartcrush: a table
+ * smartcrush cut is smaller than the whole table as TOON, and smartcrush cannot read TOON; in
+ * shell, toon first measured smaller (fold then folds its rows). For raw text, `fold` is the
+ * fallback for what no filter claimed and `collapse` catches what fold leaves alone (inputs over
+ * its max_bytes).
  */
 export const PRESETS = {
   off: [],
-  safe: ['format', 'toon', 'cacheinject'],
-  balanced: ['format', 'toon', 'dedup', 'failed_run', 'cmdfilter', 'cacheinject'],
+  safe: ['toon', 'format', 'cacheinject'],
+  balanced: ['toon', 'format', 'dedup', 'failed_run', 'cmdfilter', 'cacheinject'],
   aggressive: ['format', 'dedup', 'failed_run', 'cmdfilter', 'cacheinject', 'smartcrush', 'toon', 'extract'],
-  coding: ['format', 'toon', 'skeleton', 'cmdfilter', 'cacheinject'],
+  coding: ['toon', 'format', 'skeleton', 'cmdfilter', 'cacheinject'],
   mcp: ['format', 'smartcrush', 'toon', 'cacheinject'],
-  agent: ['format', 'toon', 'dedup', 'failed_run', 'mask', 'extract', 'cacheinject'],
+  agent: ['toon', 'format', 'dedup', 'failed_run', 'mask', 'extract', 'cacheinject'],
   summarize: ['summarize'],
-  shell: ['format', 'toon', 'cmdfilter', 'smartcrush', 'fold', 'collapse'],
+  shell: ['toon', 'format', 'cmdfilter', 'smartcrush', 'fold', 'collapse'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type PresetName = keyof typeof PRESETS;

@@ -48,6 +48,14 @@ export interface Tokens {
   bounds(text: string): Promise<PieceBounds>;
   /** Whether text has more than n pre-split pieces (so more than n tokens), scanning no further than that takes. */
   piecesAbove(text: string, n: number): Promise<boolean>;
+  /**
+   * Whether the text `parts` join into has more than n pre-split pieces (so more than n tokens),
+   * without that text ever existing whole and without keeping any part: each part's pieces are
+   * counted, less one per join (cutting a text adds at most one piece: the one the cut falls in
+   * becomes two), scanning no
+   * further than that takes.
+   */
+  partsAbove(parts: Iterable<string>, n: number): Promise<boolean>;
   /** How many exact counts were needed (for --verbose and tests of laziness). */
   readonly exactCounts: number;
   /** The exact count already made of text, if one was (never counts: for stats, after a run). */
@@ -214,15 +222,28 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
       if (byBytes !== undefined) return byBytes;
       if (await piecesAbove(b, aBytes)) return true;
       if (a.length < b.length) {
-        // A whitespace deletion (format's rewrite) is counted only where it deleted (bpe/deletions.ts).
-        const [{ deletionDelta }, counter] = await Promise.all([
+        // A whitespace deletion (format's rewrite) is counted only where it deleted (bpe/deletions.ts),
+        // first from its stretches' bounds alone: a large pretty document then never loads the
+        // vocabulary (10 MB resident, when nothing else in the run needs an exact count).
+        const [{ deletionDelta }, scanner, { pieceBounds }] = await Promise.all([
           import('./bpe/deletions.js'),
-          loadCounter(name),
+          loadScanner(name),
+          import('./bpe/bounds.js'),
         ]);
-        const d = deletionDelta(b, a, (t) => counter.countNow(t));
-        if (d !== undefined) {
-          exact++;
-          return d < 0;
+        const most = deletionDelta(
+          b,
+          a,
+          (t) => pieceBounds(t, scanner).lower,
+          (t) => pieceBounds(t, scanner).upper,
+        );
+        if (most !== undefined) {
+          if (most < 0) return true;
+          const counter = await loadCounter(name);
+          const d = deletionDelta(b, a, (t) => counter.countNow(t));
+          if (d !== undefined) {
+            exact++;
+            return d < 0;
+          }
         }
       }
       if (a.length <= BOUNDS_MAX_CHARS && b.length <= BOUNDS_MAX_CHARS) {
@@ -237,5 +258,14 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
       return na < (await count(b));
     },
     piecesAbove,
+    async partsAbove(parts, n) {
+      const scanner = await loadScanner(name);
+      let pieces = 1; // the first part has no join before it
+      for (const part of parts) {
+        pieces--;
+        for (let i = 0; i < part.length; i = scanner.end(part, i)) if (++pieces > n) return true;
+      }
+      return false;
+    },
   };
 }

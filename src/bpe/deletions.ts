@@ -42,9 +42,17 @@ export type StretchCount = (text: string) => number | undefined;
  * tokens(shorter) − tokens(longer) when shorter is longer with some of its ASCII whitespace deleted;
  * undefined when it is not (or `count` cannot count a stretch). Which characters count as deleted
  * is decided greedily — a character is kept while it matches, deleted only when it is whitespace
- * that does not — and any alignment that spells shorter gives the same difference.
+ * that does not — and any alignment that spells shorter gives the same difference. With
+ * `countShorter`, the shorter text's stretches are counted by it instead: given an upper bound there
+ * and a lower bound as `count`, the result is an upper bound on the difference (below zero, the
+ * deletion has fewer tokens, shown without the vocabulary).
  */
-export function deletionDelta(longer: string, shorter: string, count: StretchCount): number | undefined {
+export function deletionDelta(
+  longer: string,
+  shorter: string,
+  count: StretchCount,
+  countShorter: StretchCount = count,
+): number | undefined {
   const L = longer.length;
   const S = shorter.length;
   // Stretch pairs by hash, open-addressed: slot → the pair's hash, where it sits in the pool (the
@@ -93,7 +101,7 @@ export function deletionDelta(longer: string, shorter: string, count: StretchCou
       for (; at[slot] !== -1; slot = (slot + 1) & (MEMO_SLOTS - 1))
         if (hashes[slot] === h && sameAs(slot, a, b)) return deltas[slot];
     const x = count(longer.slice(a, b));
-    const y = count(shorter.slice(sa, sb));
+    const y = countShorter(shorter.slice(sa, sb));
     if (x === undefined || y === undefined) return undefined;
     if (memoised && remembered < MEMO_SLOTS >> 1) remember(slot, h, a, b, y - x);
     return y - x;

@@ -18,7 +18,8 @@
 import type { Outcome, OutputComponent } from '../component.js';
 import { type ConfigOf, integer, oneOf, section } from '../config/fields.js';
 import { OPEN_BRACKET } from '../json/lexical.js';
-import { compactJson, scanJson, trimmedRange } from '../json/text.js';
+import { compactJson, compactJsonParts, scanJson, trimmedRange } from '../json/text.js';
+import type { Tokens } from '../tokens.js';
 import { WHOLE_MAX_CHARS } from '../toon/limits.js';
 import { countTables, type Json } from '../toon/table-shape.js';
 
@@ -63,10 +64,7 @@ export const toon: OutputComponent<ToonConfig> = {
     // pipeline's own never-worse question about this very rewrite: asked the same way, its counts
     // are the ones the pipeline then finds cached (a second count of a 30 MB table cost a second).
     const smaller = scan.spaced
-      ? await ctx.tokens.fewer(
-          rewritten.slice(start, rewritten.length - (text.length - end)),
-          compactJson(text, start, end),
-        )
+      ? await fewerThanCompact(ctx.tokens, rewritten, text, start, end)
       : await ctx.tokens.fewer(rewritten, text);
     if (!smaller) return skip('not smaller');
     const rows = tables === 1 ? '1 table' : `${tables} tables`;
@@ -79,6 +77,33 @@ export const toon: OutputComponent<ToonConfig> = {
     };
   },
 };
+
+/**
+ * Whether the TOON has fewer tokens than text[start, end) written as compact JSON. A large document
+ * is first asked without its compact form ever existing whole (toon runs before format, so a
+ * table's pretty JSON, its TOON and a compact copy were all alive at once): when the compact parts
+ * have more pieces than the TOON (with the whitespace around it) has tokens, it is fewer; the
+ * pipeline's never-worse check then finds that count made. (The TOON's upper bound from its pieces
+ * alone, which would spare loading the vocabulary, measured too loose to decide on tables of ids
+ * and hashes.) Only where that does not decide is the compact text made, and the two compared
+ * exactly.
+ */
+async function fewerThanCompact(
+  tokens: Tokens,
+  rewritten: string,
+  text: string,
+  start: number,
+  end: number,
+): Promise<boolean> {
+  if (end - start > WHOLE_MAX_CHARS) {
+    const parts = compactJsonParts(text, start, end);
+    if (await tokens.partsAbove(parts, await tokens.count(rewritten))) return true;
+  }
+  return tokens.fewer(
+    rewritten.slice(start, rewritten.length - (text.length - end)),
+    compactJson(text, start, end),
+  );
+}
 
 /**
  * The text with its JSON document text[start, end) written as TOON, and how many tables that

@@ -135,21 +135,31 @@ function failure(stack: number[], at: number): JsonScan {
 const CHUNK = 1 << 20;
 
 /**
- * The JSON in [start, end) — already validated by scanJson — without whitespace outside strings.
- * Every other character is copied as written. Works on UTF-8 bytes one chunk at a time (JSON's
- * structural characters are ASCII and never occur inside a multi-byte sequence): an order of
- * magnitude faster than slicing strings and needs only the output's size on top of the input.
- * The result may be a rope of chunks; whoever needs it flat flattens it once.
- */
-/**
  * One buffer for every chunk's bytes (a chunk of CHUNK UTF-16 units is at most 3 × CHUNK bytes):
  * a buffer per chunk was 50 MB of garbage on a 50 MB document, held until the heap next filled.
  */
 let chunkBytes: Buffer | undefined;
 const scratch = () => (chunkBytes ??= Buffer.allocUnsafe(3 * CHUNK));
 
+/**
+ * The JSON in [start, end) — already validated by scanJson — without whitespace outside strings.
+ * Every other character is copied as written. Works on UTF-8 bytes one chunk at a time (JSON's
+ * structural characters are ASCII and never occur inside a multi-byte sequence): an order of
+ * magnitude faster than slicing strings and needs only the output's size on top of the input.
+ * The result may be a rope of chunks; whoever needs it flat flattens it once.
+ */
 export function compactJson(s: string, start: number, end: number): string {
   let out = '';
+  for (const part of compactJsonParts(s, start, end)) out += part;
+  return out;
+}
+
+/**
+ * compactJson's result a chunk at a time (each at most about CHUNK units), for a reader that can
+ * take it in parts (toon's size check on a large table), so that it never exists whole. Each part
+ * is copied out of the shared buffer before it is handed over, so parts stay valid.
+ */
+export function* compactJsonParts(s: string, start: number, end: number): Generator<string> {
   let inString = false;
   let escaped = false;
   for (let from = start; from < end; ) {
@@ -171,10 +181,9 @@ export function compactJson(s: string, start: number, end: number): string {
         b[w++] = x;
       }
     }
-    out += b.toString('utf8', 0, w);
+    yield b.toString('utf8', 0, w);
     from = to;
   }
-  return out;
 }
 
 /**

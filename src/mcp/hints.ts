@@ -16,7 +16,7 @@ const CHOICES: Record<ContentHint, StageChoice> = {
   log: { preset: 'shell' },
   search: { preset: 'shell' },
   diff: { preset: 'shell' },
-  json: { components: 'format,toon,collapse' },
+  json: { components: 'toon,format,collapse' },
   code: { preset: 'coding' },
   prose: { preset: 'shell' },
 };

@@ -239,7 +239,7 @@ describe('cg CLI surface', () => {
 
   it('says what each component did under --verbose and --explain', () => {
     const r = cg(['--verbose', '--explain'], { input: seq(100_000) });
-    expect(r.stderr).toMatch(/text input; preset shell: format, (?:[a-z_]+, )*fold, collapse\n/);
+    expect(r.stderr).toMatch(/text input; preset shell: toon, format, (?:[a-z_]+, )*fold, collapse\n/);
     expect(r.stderr).toMatch(/\[format\] stdin: skipped/);
     expect(r.stderr).toMatch(/\[fold\] stdin: rewrote \d+ → \d+ bytes, loss whole \(100000 lines → 13: /);
     expect(r.stderr).toMatch(/\[collapse\] stdin: skipped: already has a marker/);

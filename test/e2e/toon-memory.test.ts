@@ -47,6 +47,19 @@ describe('toon on a large table', () => {
     expect(r.out).toBe(`${encode(JSON.parse(input))}\n`);
   });
 
+  it('runs a preset over a 12 MB pretty-spaced table within 36 MB of heap: toon goes before format, and its size check never makes the compact copy', () => {
+    // With format first (and toon's check on a compact copy), the text, its compact form and the
+    // TOON were alive at once: this died of heap exhaustion below 44 MB.
+    const input = flatArray(12 << 20);
+    const r = cg(['--preset', 'safe', '--for-model'], {
+      input,
+      env: { NODE_OPTIONS: '--max-old-space-size=36' },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(`${encode(JSON.parse(input))}\n`);
+  });
+
   it('skips a document holding no large table when it is too large to encode whole, and says so under --verbose', () => {
     const rows = (JSON.parse(flatArray(5 << 20)) as Array<{ id: number }>).map((r) => ({ id: r.id, row: r }));
     const input = `${JSON.stringify({ items: rows, total: rows.length })}\n`;

@@ -23,7 +23,16 @@ async function run(text: string, preset: string) {
 }
 
 describe('presets', () => {
-  it('run toon after format in every preset that handles JSON, so a small table becomes TOON', async () => {
+  it('run toon before format wherever smartcrush does not come between, so a large table never has a compact copy beside its TOON', () => {
+    for (const [name, list] of Object.entries(PRESETS)) {
+      const at = (c: string) => (list as readonly string[]).indexOf(c);
+      if (at('toon') === -1 || at('format') === -1) continue;
+      if (at('smartcrush') !== -1 && at('smartcrush') < at('toon')) continue; // mcp, aggressive: after it
+      expect(at('toon'), name).toBeLessThan(at('format'));
+    }
+  });
+
+  it('run toon in every preset that handles JSON, so a small table becomes TOON', async () => {
     for (const preset of ['safe', 'balanced', 'aggressive', 'coding', 'mcp', 'agent', 'shell']) {
       expect(PRESETS[preset as keyof typeof PRESETS], preset).toContain('toon');
       const r = await run(table, preset);

@@ -56,6 +56,30 @@ describe('tokens', () => {
     expect(await t.fewer(json, table)).toBe(false);
   });
 
+  it('says whether parts joined have more pieces than n, one piece less per join, without the whole text', async () => {
+    const t = createTokens('o200k');
+    const whole = 'alpha beta gamma delta';
+    const pieces = await t.atLeast(whole); // 4: "alpha", " beta", " gamma", " delta"
+    expect(pieces).toBe(4);
+    // Cut inside words: each cut may add a piece, and is taken off again.
+    const parts = ['alpha be', 'ta gam', 'ma delta'];
+    expect(await t.partsAbove(parts, pieces - 1)).toBe(true);
+    expect(await t.partsAbove(parts, pieces)).toBe(false);
+    expect(await t.partsAbove([whole], pieces - 1)).toBe(true);
+    expect(await t.partsAbove([], 0)).toBe(false);
+    // It stops reading parts once it has its answer.
+    function* counted(log: string[]) {
+      for (const p of ['one two three', 'four five', 'six seven']) {
+        log.push(p);
+        yield p;
+      }
+    }
+    const read: string[] = [];
+    expect(await t.partsAbove(counted(read), 2)).toBe(true);
+    expect(read).toEqual(['one two three']);
+    expect(t.exactCounts).toBe(0);
+  });
+
   it('counts exactly when the bounds cannot decide', async () => {
     const t = createTokens('o200k');
     const text = 'the quick brown fox jumps over the lazy dog '.repeat(20);
