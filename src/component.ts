@@ -153,6 +153,11 @@ export interface TranscriptComponent<C = unknown> extends ComponentBase<C> {
     ctx: RunContext,
   ): readonly EditProposal[] | Promise<readonly EditProposal[]>;
   /**
+   * Its edits() reads the messages (ctx.messages) and never the outputs: it is given none (a long
+   * session's views of tens of thousands of outputs are made for nothing otherwise).
+   */
+  editsFromMessages?: true;
+  /**
    * In a replayed session, rewrites this component proposes for outputs already sent are held back
    * until together they save at least this many tokens, so old messages change in batches.
    */

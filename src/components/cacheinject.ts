@@ -32,6 +32,8 @@ export const cacheinject: TranscriptComponent<CacheinjectConfig> = {
     return new Map();
   },
 
+  editsFromMessages: true,
+
   edits(_outputs, _cfg, ctx): StructuralEdit[] {
     if (ctx.format !== 'anthropic') return [];
     const msgs = ctx.messages;

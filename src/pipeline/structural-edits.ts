@@ -67,7 +67,7 @@ export async function structuralEdits(component: Component, config: unknown, env
   const { t, ctx, slots, edits, emit, timeoutMs } = env;
   if (component.scope !== 'transcript' || !component.edits) return;
   const views: ToolOutput[] = [];
-  for (const s of slots) if (!s.gone) views.push(viewOf(s));
+  if (!component.editsFromMessages) for (const s of slots) if (!s.gone) views.push(viewOf(s));
   const edit = component.edits.bind(component);
   const result = await guarded(() => edit(views, config, ctx), timeoutMs);
   if (result.kind === 'error') return emit(base(component.name, '*', 'fail', 0, 0, result.message));
