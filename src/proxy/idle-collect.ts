@@ -5,7 +5,8 @@
  * for later, they push the *next* turn's body over V8's external-memory limit, which then pays a
  * full collection of every session's state (30–100 ms at a 20 k-result session) inside its own
  * latency. Collected here instead — once no request is in flight, while the client reads its
- * answer and the model works — the next turn starts under the limit. A request arriving before the
+ * answer and the model works — the next turn mostly starts under the limit (the last turn's bodies
+ * are still alive then, so a turn may still meet one). A request arriving before the
  * collection ran puts it off to the next idle moment. The collector is src/heap/gc.ts's (a no-op
  * where the runtime refuses it: then only latency differs).
  */
