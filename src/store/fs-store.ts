@@ -173,12 +173,16 @@ export function createFsStore(opts: StoreOptions): Store {
     const path = entryPath(dir, key);
     const loose = await inspect(path, key);
     if (loose.found || loose.why === 'unavailable') return { ...loose, where: path };
-    packs.refresh();
-    for (const slot of packs.find(key)) {
-      const found = await inspectSlot(slot, key);
-      if (found.found) return { ...found, where: slot.path };
+    // The packs as last listed first (a pack gone since reads as missing: harmless here, since the
+    // bytes are read and checked), then listed again only if none of them has it.
+    for (let listed = false; ; listed = true) {
+      if (listed) packs.refresh();
+      for (const slot of packs.find(key)) {
+        const found = await inspectSlot(slot, key);
+        if (found.found) return { ...found, where: slot.path };
+      }
+      if (listed) return { ...loose, where: path };
     }
-    return { ...loose, where: path };
   }
 
   /**
