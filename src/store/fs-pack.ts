@@ -45,12 +45,22 @@ export interface PackSlot {
   length: number;
 }
 
-/** The index of one pack, read once (a pack never changes under its name). */
+/**
+ * What a reader knows of one pack (a pack never changes under its name): its fanout and trailer,
+ * read at first sight of the pack, and its records — read whole for a batch of lookups (a put of
+ * thousands of originals asks each), else one fanout bucket per lookup (a `cg expand` asks once,
+ * and a pack of 20,000 entries has a 400 KB index).
+ */
 interface PackIndex {
+  path: string;
   size: number;
   count: number;
-  /** n records then the fanout table. */
-  table: Buffer;
+  /** Where the records start. */
+  indexAt: number;
+  /** 256 × u32: how many keys start with a byte ≤ b. */
+  fanout: Buffer;
+  /** Every record, once read whole. */
+  records?: Buffer;
 }
 
 /** Stored forms gathered before one write: thousands of small entries, a few system calls. */
@@ -143,42 +153,69 @@ function openPack(path: string): { fd: number; size: number } {
   return { fd, size: st.size };
 }
 
-/** A pack's index, with every bound checked; throws EINVAL for a file that is not a whole pack. */
+/** A pack's fanout and trailer, every bound checked; throws EINVAL for a file that is not a whole pack. */
 function readIndex(path: string): PackIndex {
   const { fd, size } = openPack(path);
   try {
     const bad = (why: string) => refusal('EINVAL', `${path} is not a cg pack (${why})`);
     if (size < MAGIC.length + FANOUT + TRAILER) throw bad('too short');
-    if (!readExact(fd, MAGIC.length, 0).equals(MAGIC)) throw bad('no header');
-    const trailer = readExact(fd, TRAILER, size - TRAILER);
-    if (trailer.readUInt32BE(12) !== TAIL_MAGIC) throw bad('no trailer');
-    const indexAt = trailer.readUInt32BE(0) * 2 ** 32 + trailer.readUInt32BE(4);
-    const count = trailer.readUInt32BE(8);
+    const tail = readExact(fd, FANOUT + TRAILER, size - FANOUT - TRAILER);
+    if (tail.readUInt32BE(FANOUT + 12) !== TAIL_MAGIC) throw bad('no trailer');
+    const indexAt = tail.readUInt32BE(FANOUT) * 2 ** 32 + tail.readUInt32BE(FANOUT + 4);
+    const count = tail.readUInt32BE(FANOUT + 8);
     if (indexAt < MAGIC.length || indexAt + count * RECORD + FANOUT + TRAILER !== size)
       throw bad('bad index');
-    const table = readExact(fd, count * RECORD + FANOUT, indexAt);
-    if (table.readUInt32BE(count * RECORD + 255 * 4) !== count) throw bad('bad fanout');
-    return { size, count, table };
+    const fanout = tail.subarray(0, FANOUT);
+    let before = 0;
+    for (let b = 0; b < 256; b++) {
+      const upTo = fanout.readUInt32BE(b * 4);
+      if (upTo < before || upTo > count) throw bad('bad fanout');
+      before = upTo;
+    }
+    if (before !== count) throw bad('bad fanout');
+    return { path, size, count, indexAt, fanout };
   } finally {
     closeSync(fd);
   }
 }
 
-/** The record of key in an index, or -1. */
-function lookup(index: PackIndex, key: Buffer): number {
-  const { table, count } = index;
+/** The records of keys starting with key's first byte: [from, to) of the index, and their bytes. */
+function bucket(index: PackIndex, key: Buffer): { from: number; records: Buffer } | undefined {
   const first = key[0]!;
-  let lo = first === 0 ? 0 : table.readUInt32BE(count * RECORD + (first - 1) * 4);
-  let hi = table.readUInt32BE(count * RECORD + first * 4);
-  if (lo > hi || hi > count) return -1;
+  const from = first === 0 ? 0 : index.fanout.readUInt32BE((first - 1) * 4);
+  const to = index.fanout.readUInt32BE(first * 4);
+  if (from === to) return undefined;
+  if (index.records) return { from, records: index.records.subarray(from * RECORD, to * RECORD) };
+  const { fd } = openPack(index.path);
+  try {
+    return { from, records: readExact(fd, (to - from) * RECORD, index.indexAt + from * RECORD) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Where key's stored form sits in a pack, or undefined. */
+function lookup(index: PackIndex, key: Buffer): { offset: number; length: number } | undefined {
+  const found = bucket(index, key);
+  if (!found) return undefined;
+  const { records } = found;
+  let lo = 0;
+  let hi = records.length / RECORD;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const c = table.compare(key, 0, 8, mid * RECORD, mid * RECORD + 8);
-    if (c === 0) return mid;
+    const c = records.compare(key, 0, 8, mid * RECORD, mid * RECORD + 8);
+    if (c === 0) {
+      const at = mid * RECORD;
+      const offset = records.readUInt32BE(at + 8) * 2 ** 32 + records.readUInt32BE(at + 12);
+      const length = records.readUInt32BE(at + 16);
+      // A damaged index must not point outside the pack's data.
+      if (offset < MAGIC.length || offset + length > index.indexAt) return undefined;
+      return { offset, length };
+    }
     if (c > 0) hi = mid;
     else lo = mid + 1;
   }
-  return -1;
+  return undefined;
 }
 
 /** The packs of one store as this process last saw them: indexes are read once per pack file. */
@@ -221,21 +258,38 @@ export class PackSet {
     return this.indexes.get(name);
   }
 
-  /** Every place key's stored form sits in the packs listed at the last refresh, newest name last. */
+  /** Reads every listed pack's records whole, for a batch about to look up many keys. */
+  loadAll(): void {
+    for (const name of this.names) {
+      const index = this.index(name);
+      if (!index || index.records) continue;
+      try {
+        const { fd } = openPack(index.path);
+        try {
+          index.records = readExact(fd, index.count * RECORD, index.indexAt);
+        } finally {
+          closeSync(fd);
+        }
+      } catch {
+        // gone or unreadable: its lookups read a bucket at a time, and fail as that pack is gone
+      }
+    }
+  }
+
+  /** Every place key's stored form sits in the packs listed at the last refresh. */
   find(key: string): PackSlot[] {
     const k = Buffer.from(key, 'hex');
     const out: PackSlot[] = [];
     for (const name of this.names) {
       const index = this.index(name);
       if (!index) continue;
-      const r = lookup(index, k);
-      if (r < 0) continue;
-      const at = r * RECORD;
-      const offset = index.table.readUInt32BE(at + 8) * 2 ** 32 + index.table.readUInt32BE(at + 12);
-      const length = index.table.readUInt32BE(at + 16);
-      if (offset < MAGIC.length || offset + length > index.size - index.count * RECORD - FANOUT - TRAILER)
-        continue;
-      out.push({ path: join(this.packDir, name), offset, length });
+      let at: { offset: number; length: number } | undefined;
+      try {
+        at = lookup(index, k);
+      } catch {
+        at = undefined; // the pack went (a prune) or cannot be read: it holds nothing for us
+      }
+      if (at) out.push({ path: index.path, ...at });
     }
     return out;
   }

@@ -353,6 +353,7 @@ export function createFsStore(opts: StoreOptions): Store {
     },
     presence() {
       packs.refresh();
+      packs.loadAll();
       return (key) => packs.find(key).length > 0;
     },
     put: ({ original, bytes }) => store.put(original, bytes),
@@ -414,6 +415,8 @@ export function createFsStore(opts: StoreOptions): Store {
     async hasMany(keys) {
       // Synchronous lstat: a call that returns at once costs less than a thread-pool round trip.
       packs.refresh();
+      // Many keys: every pack's records read once, not one bucket per key and pack.
+      if (keys.length > 16) packs.loadAll();
       return keys.map((key) => {
         if (typeof key !== 'string' || !isKey(key)) return false;
         return isFile(entryPath(dir, key)) || packs.find(key).length > 0;
