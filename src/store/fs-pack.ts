@@ -61,7 +61,12 @@ interface PackIndex {
   fanout: Buffer;
   /** Every record, once read whole. */
   records?: Buffer;
+  /** Buckets read one at a time so far: past a few, the records are read whole. */
+  reads: number;
 }
+
+/** Bucket reads of one pack after which its records are read whole (a process asking many keys). */
+const BUCKET_READS_MAX = 8;
 
 /** Stored forms gathered before one write: thousands of small entries, a few system calls. */
 const WRITE_CHUNK = 1 << 20;
@@ -173,7 +178,7 @@ function readIndex(path: string): PackIndex {
       before = upTo;
     }
     if (before !== count) throw bad('bad fanout');
-    return { path, size, count, indexAt, fanout };
+    return { path, size, count, indexAt, fanout, reads: 0 };
   } finally {
     closeSync(fd);
   }
@@ -185,10 +190,21 @@ function bucket(index: PackIndex, key: Buffer): { from: number; records: Buffer 
   const from = first === 0 ? 0 : index.fanout.readUInt32BE((first - 1) * 4);
   const to = index.fanout.readUInt32BE(first * 4);
   if (from === to) return undefined;
+  if (!index.records && ++index.reads > BUCKET_READS_MAX) loadRecords(index);
   if (index.records) return { from, records: index.records.subarray(from * RECORD, to * RECORD) };
   const { fd } = openPack(index.path);
   try {
     return { from, records: readExact(fd, (to - from) * RECORD, index.indexAt + from * RECORD) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads a pack's records whole; throws as openPack when the pack is gone or not one. */
+function loadRecords(index: PackIndex): void {
+  const { fd } = openPack(index.path);
+  try {
+    index.records = readExact(fd, index.count * RECORD, index.indexAt);
   } finally {
     closeSync(fd);
   }
@@ -264,12 +280,7 @@ export class PackSet {
       const index = this.index(name);
       if (!index || index.records) continue;
       try {
-        const { fd } = openPack(index.path);
-        try {
-          index.records = readExact(fd, index.count * RECORD, index.indexAt);
-        } finally {
-          closeSync(fd);
-        }
+        loadRecords(index);
       } catch {
         // gone or unreadable: its lookups read a bucket at a time, and fail as that pack is gone
       }
