@@ -74,7 +74,8 @@ const WRITE_CHUNK = 1 << 20;
 /** Writes a pack into an open temp file: header first, stored forms as they come, index last. */
 export class PackWriter {
   private at = MAGIC.length;
-  private readonly slots: { key: Buffer; offset: number; length: number }[] = [];
+  /** Keys as 16 lowercase hex: their string order is their bytes' order. */
+  private readonly slots: { key: string; offset: number; length: number }[] = [];
   private held: Buffer[] = [MAGIC];
   private heldBytes = MAGIC.length;
 
@@ -85,7 +86,7 @@ export class PackWriter {
   }
 
   add(key: string, data: Buffer): void {
-    this.slots.push({ key: Buffer.from(key, 'hex'), offset: this.at, length: data.length });
+    this.slots.push({ key, offset: this.at, length: data.length });
     this.at += data.length;
     this.held.push(data);
     this.heldBytes += data.length;
@@ -102,16 +103,16 @@ export class PackWriter {
   finish(): void {
     this.drain();
     const n = this.slots.length;
-    this.slots.sort((a, b) => Buffer.compare(a.key, b.key));
+    this.slots.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const tail = Buffer.alloc(n * RECORD + FANOUT + TRAILER);
     const fanout = new Uint32Array(256);
     this.slots.forEach((s, i) => {
       const at = i * RECORD;
-      s.key.copy(tail, at);
+      tail.write(s.key, at, 8, 'hex');
       tail.writeUInt32BE(Math.floor(s.offset / 2 ** 32), at + 8);
       tail.writeUInt32BE(s.offset >>> 0, at + 12);
       tail.writeUInt32BE(s.length, at + 16);
-      fanout[s.key[0]!]!++;
+      fanout[tail[at]!]!++;
     });
     let sum = 0;
     for (let b = 0; b < 256; b++) {

@@ -3,6 +3,7 @@
  * of a file each, and every store operation (read, has, reuse, collision, info, prune, clear) sees
  * them as the entries they hold. The barrier is stood in for, so a test can hold it (a crash there).
  */
+import * as fs from 'node:fs';
 import {
   existsSync,
   mkdirSync,
@@ -273,5 +274,33 @@ describe('packs on the disk store', () => {
     await store.putMany!(originals(40).map((original) => ({ original })));
     expect((await store.get(key))?.toString('utf8')).toBe(old);
     expect((await store.info()).entries).toBe(41);
+  });
+});
+
+describe('the pack file format', () => {
+  it('finds every key a pack holds, first bytes 00 and ff included, at its own bytes, and no key it does not hold', async () => {
+    const { createPack, linkNew, PackSet, readSlot } = await import('../../../src/store/fs-pack.js');
+    const dir = tempDir('cg-packfmt-');
+    mkdirSync(join(dir, PACK_DIR));
+    const keys = ['0000000000000000', '00000000000000ff', 'ffffffffffffffff', '7f00000000000001'];
+    for (let i = 0; i < 500; i++) keys.push(keyOf(`k${i}`));
+    const data = new Map(keys.map((k, i) => [k, Buffer.from(`data of ${k} ${'x'.repeat(i % 37)}`)]));
+    const { fd, writer } = createPack(join(dir, '.tmp-pack'));
+    for (const [k, d] of data) writer.add(k, d);
+    writer.finish();
+    fs.closeSync(fd);
+    linkNew(join(dir, '.tmp-pack'), join(dir, PACK_DIR));
+    for (const whole of [false, true]) {
+      const set = new PackSet(dir);
+      set.refresh();
+      if (whole) set.loadAll();
+      for (const [k, d] of data) {
+        const [slot, ...more] = set.find(k);
+        expect(more).toEqual([]);
+        expect(readSlot(slot!).equals(d)).toBe(true);
+      }
+      for (const absent of ['0000000000000001', 'fffffffffffffffe', '8000000000000000'])
+        expect(set.find(absent)).toEqual([]);
+    }
   });
 });
