@@ -97,11 +97,13 @@ async function eachLimited<T>(items: readonly T[], fn: (item: T) => Promise<void
   await Promise.all(Array.from({ length: Math.min(WIDTH, items.length) }, worker));
 }
 
-/** An item's UTF-8 bytes (a view of the caller's, or encoded now). */
+/**
+ * An item's UTF-8 bytes: the caller's Buffer itself (keyOf knows its key already when the pipeline
+ * hashed it for the marker: a new view would be hashed again), a view of other bytes, or encoded now.
+ */
 function bytesOf({ original, bytes }: PutItem): Buffer {
-  return bytes
-    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    : Buffer.from(original, 'utf8');
+  if (!bytes) return Buffer.from(original, 'utf8');
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 function writeFileNew(path: string, data: Buffer, durable: boolean): void {
