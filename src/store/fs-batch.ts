@@ -21,7 +21,7 @@
  * put's own asynchronous steps.
  */
 import { closeSync, fdatasyncSync, linkSync, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { encode } from './codec.js';
 import { CREATE_FLAGS, ensureRealDir } from './fs-entry.js';
 import { createPack, linkNew, PACK_DIR, type PackWriter } from './fs-pack.js';
@@ -126,6 +126,8 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
   const packing = items.length >= PACK_MIN;
   const present = ops.presence();
   let pack: OpenPack | undefined;
+  /** The file name the batch's pack was linked under. */
+  let linked: string | undefined;
   /** Items whose pack failed: stored by put, one by one. */
   const unpacked: Pending[] = [];
 
@@ -248,7 +250,7 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
   const linkPack = async (p: OpenPack) => {
     try {
       await ensureRealDir(join(ops.dir, PACK_DIR));
-      linkNew(p.tmp, join(ops.dir, PACK_DIR));
+      linked = basename(linkNew(p.tmp, join(ops.dir, PACK_DIR)));
       for (const item of p.items) results[item.index] = { ok: true, key: item.key, created: true };
     } catch {
       unpacked.push(...p.items); // its temp file goes in the end, as every temp does
@@ -341,6 +343,9 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
     if (!first) return ops.failure(keys[i]!, new Error('not stored'));
     return first.ok ? { ok: true, key: first.key, created: false } : first;
   });
-  if (created.size > 0) await ops.prune(new Set(firstOf.keys())).catch(() => undefined);
+  // The lazy prune never takes what this batch just stored: its keys, and its pack by name.
+  const keep = new Set(firstOf.keys());
+  if (linked) keep.add(linked);
+  if (created.size > 0) await ops.prune(keep).catch(() => undefined);
   return out;
 }

@@ -235,10 +235,18 @@ function lookup(index: PackIndex, key: Buffer): { offset: number; length: number
   return undefined;
 }
 
-/** The packs of one store as this process last saw them: indexes are read once per pack file. */
+/**
+ * The packs of one store as this process last saw them: indexes are read once per pack file. For
+ * many keys at once (a batch's "is it stored?", hasMany), every listed pack's keys are merged into
+ * one sorted array, so a lookup is one binary search whatever the number of packs — asked pack by
+ * pack, 17,000 keys against 300 packs took 3.5 s.
+ */
 export class PackSet {
   private readonly indexes = new Map<string, PackIndex | undefined>();
   private names: string[] = [];
+  /** Every key of the packs named in `mergedOf`, sorted. */
+  private merged: BigUint64Array = new BigUint64Array(0);
+  private mergedOf = '';
 
   constructor(readonly dir: string) {}
 
@@ -275,17 +283,48 @@ export class PackSet {
     return this.indexes.get(name);
   }
 
-  /** Reads every listed pack's records whole, for a batch about to look up many keys. */
-  loadAll(): void {
-    for (const name of this.names) {
-      const index = this.index(name);
-      if (!index || index.records) continue;
-      try {
-        loadRecords(index);
-      } catch {
-        // gone or unreadable: its lookups read a bucket at a time, and fail as that pack is gone
+  /**
+   * Whether any pack listed at the last refresh holds a key, for many keys: the packs' keys merged
+   * once (again only when the list changed). A pack that cannot be read holds nothing.
+   */
+  holder(): (key: string) => boolean {
+    const of = this.names.join(',');
+    if (of !== this.mergedOf) {
+      const parts: Buffer[] = [];
+      let total = 0;
+      for (const name of this.names) {
+        const index = this.index(name);
+        if (!index) continue;
+        try {
+          if (!index.records) loadRecords(index);
+        } catch {
+          continue; // gone since the listing, or unreadable
+        }
+        parts.push(index.records!);
+        total += index.count;
       }
+      const keys = new BigUint64Array(total);
+      let n = 0;
+      for (const records of parts)
+        for (let at = 0; at < records.length; at += RECORD) keys[n++] = records.readBigUInt64BE(at);
+      keys.sort();
+      this.merged = keys;
+      this.mergedOf = of;
     }
+    const keys = this.merged;
+    return (key) => {
+      const k = BigInt(`0x${key}`);
+      let lo = 0;
+      let hi = keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const v = keys[mid]!;
+        if (v === k) return true;
+        if (v < k) lo = mid + 1;
+        else hi = mid;
+      }
+      return false;
+    };
   }
 
   /** Every place key's stored form sits in the packs listed at the last refresh. */

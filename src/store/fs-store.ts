@@ -353,8 +353,7 @@ export function createFsStore(opts: StoreOptions): Store {
     },
     presence() {
       packs.refresh();
-      packs.loadAll();
-      return (key) => packs.find(key).length > 0;
+      return packs.holder();
     },
     put: ({ original, bytes }) => store.put(original, bytes),
   };
@@ -415,11 +414,11 @@ export function createFsStore(opts: StoreOptions): Store {
     async hasMany(keys) {
       // Synchronous lstat: a call that returns at once costs less than a thread-pool round trip.
       packs.refresh();
-      // Many keys: every pack's records read once, not one bucket per key and pack.
-      if (keys.length > 16) packs.loadAll();
+      // Many keys: one lookup in every pack's keys merged, not one per key and pack.
+      const held = keys.length > 16 ? packs.holder() : (key: string) => packs.find(key).length > 0;
       return keys.map((key) => {
         if (typeof key !== 'string' || !isKey(key)) return false;
-        return isFile(entryPath(dir, key)) || packs.find(key).length > 0;
+        return isFile(entryPath(dir, key)) || held(key);
       });
     },
 

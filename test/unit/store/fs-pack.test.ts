@@ -265,6 +265,24 @@ describe('packs on the disk store', () => {
     expect(packsIn(dir).length).toBeGreaterThanOrEqual(1);
   });
 
+  it('answers many keys at once across many packs, and forgets a pack once a prune removed it', async () => {
+    const { dir, store } = open({ ttlDays: 1 });
+    const batches = Array.from({ length: 12 }, (_, b) => originals(40, `batch${b}`));
+    for (const texts of batches) await store.putMany!(texts.map((original) => ({ original })));
+    expect(packsIn(dir)).toHaveLength(12);
+    const all = batches.flat();
+    const asked = [...all.map((t) => keyOf(t)), keyOf('never stored'), keyOf('nor this')];
+    expect(await store.hasMany!(asked)).toEqual([...all.map(() => true), false, false]);
+    // The first batch's pack grows old and is pruned: the same store object no longer claims its keys.
+    const first = packsIn(dir).find((p) => readFileSync(p).includes(Buffer.from('batch0 tool result 0\n')))!;
+    const old = new Date(Date.now() - 2 * DAY);
+    utimesSync(first, old, old);
+    expect(await store.prune({ force: true })).toMatchObject({ removed: 40 });
+    const after = await store.hasMany!(asked);
+    expect(after.slice(0, 40).some(Boolean)).toBe(false);
+    expect(after.slice(40, all.length).every(Boolean)).toBe(true);
+  });
+
   it('still reads loose entries an older cg wrote, beside packs', async () => {
     const { dir, store } = open();
     const old = 'written by an older cg\n'.repeat(100);
@@ -290,17 +308,20 @@ describe('the pack file format', () => {
     writer.finish();
     fs.closeSync(fd);
     linkNew(join(dir, '.tmp-pack'), join(dir, PACK_DIR));
-    for (const whole of [false, true]) {
-      const set = new PackSet(dir);
-      set.refresh();
-      if (whole) set.loadAll();
-      for (const [k, d] of data) {
-        const [slot, ...more] = set.find(k);
-        expect(more).toEqual([]);
-        expect(readSlot(slot!).equals(d)).toBe(true);
-      }
-      for (const absent of ['0000000000000001', 'fffffffffffffffe', '8000000000000000'])
-        expect(set.find(absent)).toEqual([]);
+    const set = new PackSet(dir);
+    set.refresh();
+    for (const [k, d] of data) {
+      const [slot, ...more] = set.find(k);
+      expect(more).toEqual([]);
+      expect(readSlot(slot!).equals(d)).toBe(true);
     }
+    const absent = ['0000000000000001', 'fffffffffffffffe', '8000000000000000'];
+    for (const k of absent) expect(set.find(k)).toEqual([]);
+    // Asked for many keys at once: every pack's keys merged, the same answers.
+    const held = new PackSet(dir);
+    held.refresh();
+    const holds = held.holder();
+    for (const k of data.keys()) expect(holds(k)).toBe(true);
+    for (const k of absent) expect(holds(k)).toBe(false);
   });
 });
