@@ -71,15 +71,21 @@ const BUCKET_READS_MAX = 8;
 /** Stored forms gathered before one write: thousands of small entries, a few system calls. */
 const WRITE_CHUNK = 1 << 20;
 
-/** Writes a pack into an open temp file: header first, stored forms as they come, index last. */
+/**
+ * Writes a pack into an open temp file: header first, stored forms as they come, index last. The
+ * stored forms are copied into one reused buffer as they come: a small gzip output is a view of
+ * zlib's 16 KiB output chunk, and holding a megabyte of them would hold forty.
+ */
 export class PackWriter {
-  private at = MAGIC.length;
+  private at = 0;
   /** Keys as 16 lowercase hex: their string order is their bytes' order. */
   private readonly slots: { key: string; offset: number; length: number }[] = [];
-  private held: Buffer[] = [MAGIC];
-  private heldBytes = MAGIC.length;
+  private readonly chunk = Buffer.allocUnsafe(WRITE_CHUNK);
+  private used = 0;
 
-  constructor(private readonly fd: number) {}
+  constructor(private readonly fd: number) {
+    this.append(MAGIC);
+  }
 
   get count(): number {
     return this.slots.length;
@@ -87,16 +93,19 @@ export class PackWriter {
 
   add(key: string, data: Buffer): void {
     this.slots.push({ key, offset: this.at, length: data.length });
+    this.append(data);
+  }
+
+  private append(data: Buffer): void {
+    if (this.used + data.length > WRITE_CHUNK) this.drain();
+    if (data.length > WRITE_CHUNK) writeAll(this.fd, data);
+    else this.used += data.copy(this.chunk, this.used);
     this.at += data.length;
-    this.held.push(data);
-    this.heldBytes += data.length;
-    if (this.heldBytes >= WRITE_CHUNK) this.drain();
   }
 
   private drain(): void {
-    writeAll(this.fd, this.held.length === 1 ? this.held[0]! : Buffer.concat(this.held, this.heldBytes));
-    this.held = [];
-    this.heldBytes = 0;
+    if (this.used > 0) writeAll(this.fd, this.chunk.subarray(0, this.used));
+    this.used = 0;
   }
 
   /** Writes the index, fanout and trailer; the pack is then complete (not yet durable). */
