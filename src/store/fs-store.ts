@@ -117,6 +117,11 @@ async function inspect(path: string, key: string): Promise<EntryRead & { error?:
     if (code === 'EINVAL') return { found: false, why: 'corrupt', detail: messageOf(err) };
     return { found: false, why: 'unavailable', detail: messageOf(err), error: err };
   }
+  return verified(raw, key);
+}
+
+/** A stored form judged against its key: the original, or corrupt (it does not decode or hash to it). */
+async function verified(raw: Buffer, key: string): Promise<EntryRead> {
   let bytes: Buffer;
   try {
     bytes = await decode(raw);
@@ -137,14 +142,7 @@ async function inspectSlot(slot: PackSlot, key: string): Promise<EntryRead> {
       ? { found: false, why: 'missing' }
       : { found: false, why: 'corrupt', detail: messageOf(err) };
   }
-  let bytes: Buffer;
-  try {
-    bytes = await decode(raw);
-  } catch (err) {
-    return { found: false, why: 'corrupt', detail: `its compressed bytes do not decode (${messageOf(err)})` };
-  }
-  if (keyOf(bytes) !== key) return { found: false, why: 'corrupt', detail: 'its bytes do not match its key' };
-  return { found: true, bytes };
+  return verified(raw, key);
 }
 
 export function createFsStore(opts: StoreOptions): Store {
