@@ -283,6 +283,25 @@ describe('packs on the disk store', () => {
     expect(after.slice(40, all.length).every(Boolean)).toBe(true);
   });
 
+  it('keeps packs private to the user, and never lists packs through a link where the pack directory belongs', async () => {
+    const { dir, store } = open();
+    const texts = originals(40);
+    await store.putMany!(texts.map((original) => ({ original })));
+    expect(statSync(join(dir, PACK_DIR)).mode & 0o777).toBe(0o700);
+    expect(statSync(packsIn(dir)[0]!).mode & 0o777).toBe(0o600);
+    // The pack directory moved elsewhere and a link left in its place: nothing is read through it.
+    const elsewhere = join(tempDir('cg-pack-elsewhere-'), 'packs');
+    fs.renameSync(join(dir, PACK_DIR), elsewhere);
+    fs.symlinkSync(elsewhere, join(dir, PACK_DIR));
+    const reader = createFsStore({ dir, ttlDays: 14, maxBytes: 1 << 30, compress: true });
+    expect(await reader.get(keyOf(texts[0]!))).toBeUndefined();
+    expect(await reader.hasMany!(texts.map((t) => keyOf(t)))).toEqual(texts.map(() => false));
+    // A prune removes the link (never what it points to); the next batch makes a real directory.
+    await reader.prune({ force: true });
+    expect(fs.lstatSync(join(dir, PACK_DIR), { throwIfNoEntry: false })).toBeUndefined();
+    expect(readdirSync(elsewhere)).toHaveLength(1);
+  });
+
   it('still reads loose entries an older cg wrote, beside packs', async () => {
     const { dir, store } = open();
     const old = 'written by an older cg\n'.repeat(100);
