@@ -42,7 +42,7 @@ export interface BatchOps {
   maxBytes: number;
   tmpPath(): string;
   /** put's check of what sits under a key: a final result (re-used, collision), or what to write. */
-  reuse(key: string, path: string, bytes: Buffer): Promise<PutResult | string>;
+  reuse(key: string, path: string, bytes: Buffer, looseThere?: boolean): Promise<PutResult | string>;
   /** put's publish of a durable temp file under its key: link, or re-use or replace what is there. */
   publish(tmp: string, key: string, path: string, bytes: Buffer, replace: boolean): Promise<PutResult>;
   /** A failed result for an error thrown while storing key. */
@@ -143,8 +143,9 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
     const fresh: Pending[] = [];
     await eachLimited(chunk, async (p) => {
       try {
-        if (present(p.key) || lstatSync(p.path, { throwIfNoEntry: false }) !== undefined) {
-          const found = await ops.reuse(p.key, p.path, p.bytes);
+        const loose = lstatSync(p.path, { throwIfNoEntry: false }) !== undefined;
+        if (loose || present(p.key)) {
+          const found = await ops.reuse(p.key, p.path, p.bytes, loose);
           if (typeof found === 'object') {
             results[p.index] = found;
             return;

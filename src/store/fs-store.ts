@@ -55,6 +55,8 @@ export const STORE_DEFAULTS: Readonly<Omit<StoreOptions, 'dir'>> = {
 };
 
 const DAY_MS = 86_400_000;
+/** How long one refresh of a pack stands for every re-use of its originals (well under IN_FLIGHT_MS). */
+const TOUCH_MS = 5_000;
 /** Errors meaning "this store cannot persist here" rather than a bug or a transient oddity. */
 const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOSPC', 'EDQUOT', 'EEXIST', 'EISDIR']);
 
@@ -167,9 +169,15 @@ export function createFsStore(opts: StoreOptions): Store {
    * first, then any pack holding the key. A damaged copy in one place does not hide a good one in
    * another; with none good, the loose entry's state is the answer (missing, corrupt, unavailable).
    */
-  async function locate(key: string): Promise<EntryRead & { error?: unknown; where: string }> {
+  async function locate(
+    key: string,
+    looseThere = true,
+  ): Promise<EntryRead & { error?: unknown; where: string }> {
     const path = entryPath(dir, key);
-    const loose = await inspect(path, key);
+    // A batch knows from its lstat that no loose file is there: no failed open (an exception each).
+    const loose: EntryRead & { error?: unknown } = looseThere
+      ? await inspect(path, key)
+      : { found: false, why: 'missing' };
     if (loose.found || loose.why === 'unavailable') return { ...loose, where: path };
     // The packs as last listed first (a pack gone since reads as missing: harmless here, since the
     // bytes are read and checked), then listed again only if none of them has it.
@@ -183,13 +191,41 @@ export function createFsStore(opts: StoreOptions): Store {
     }
   }
 
+  /** Packs this process refreshed, and when: one refresh serves every original of a pack for a while. */
+  const touched = new Map<string, number>();
+
+  /**
+   * refresh() of the file whose time is an entry's LRU time. A pack re-used for thousands of
+   * originals (a proxy restarted on a session it stashed) is refreshed once per TOUCH_MS, not once
+   * per original: a prune that scanned before that refresh sees the new time when it comes to evict
+   * (evict re-checks it), and one that scans after it finds the pack in use (the cap spares what was
+   * used within a minute; TTL is days).
+   */
+  async function touch(where: string): Promise<boolean> {
+    const isPack = where.endsWith('.pack');
+    const at = isPack ? touched.get(where) : undefined;
+    // Never for as long as a prune could take the pack as expired (a TTL of minutes, say).
+    if (at !== undefined && Date.now() - at < Math.min(TOUCH_MS, limits.ttlMs / 4)) return true;
+    const ok = await refresh(where);
+    if (ok && isPack) {
+      touched.set(where, Date.now());
+      if (touched.size > 1024) touched.delete(touched.keys().next().value as string);
+    }
+    return ok;
+  }
+
   /**
    * The entry already under the key (loose or packed), if it can serve this put: `same` is re-used
    * after refresh() proves its file is still in place (a concurrent prune may be removing it: then it
    * is written anew). `corrupt` means the loose entry is damaged (it is replaced).
    */
-  async function reuse(key: string, _path: string, bytes: OriginalBytes): Promise<PutResult | Existing> {
-    const found = await locate(key);
+  async function reuse(
+    key: string,
+    _path: string,
+    bytes: OriginalBytes,
+    looseThere = true,
+  ): Promise<PutResult | Existing> {
+    const found = await locate(key, looseThere);
     if (found.found) {
       if (!found.bytes.equals(typeof bytes === 'function' ? bytes() : bytes))
         return {
@@ -198,7 +234,7 @@ export function createFsStore(opts: StoreOptions): Store {
           reason: 'collision',
           detail: `a different entry already exists at ${found.where}`,
         };
-      return (await refresh(found.where)) ? { ok: true, key, created: false } : 'absent';
+      return (await touch(found.where)) ? { ok: true, key, created: false } : 'absent';
     }
     if (found.why === 'missing') return 'absent';
     if (found.why === 'corrupt') return 'corrupt';
@@ -304,7 +340,7 @@ export function createFsStore(opts: StoreOptions): Store {
             reason: 'collision',
             detail: `a different entry already exists at ${found.where}`,
           };
-        if (await refresh(found.where)) return { ok: true, key, created: false };
+        if (await touch(found.where)) return { ok: true, key, created: false };
       } else if (found.why === 'corrupt') replace = true;
       else if (found.why !== 'missing') throw found.error;
       const data = (await encodeText(original)) ?? bytes();
@@ -360,7 +396,7 @@ export function createFsStore(opts: StoreOptions): Store {
     // The only gate between user input and a path: `../../etc/passwd` never reaches the filesystem.
     if (typeof key !== 'string' || !isKey(key)) return { found: false, why: 'missing' };
     const { error: _, where, ...found } = await locate(key);
-    if (found.found && use) await refresh(where);
+    if (found.found && use) await touch(where);
     return found;
   }
 

@@ -302,6 +302,20 @@ describe('packs on the disk store', () => {
     expect(readdirSync(elsewhere)).toHaveLength(1);
   });
 
+  it('stores an original again once its pack is gone, even right after a re-use refreshed that pack', async () => {
+    const { dir, store } = open({ ttlDays: 1 });
+    const texts = originals(40);
+    await store.putMany!(texts.map((original) => ({ original })));
+    expect(await store.put(texts[1]!)).toMatchObject({ ok: true, created: false });
+    const [pack] = packsIn(dir);
+    const old = new Date(Date.now() - 2 * DAY);
+    utimesSync(pack!, old, old);
+    await store.prune({ force: true });
+    expect(packsIn(dir)).toEqual([]);
+    expect(await store.put(texts[2]!)).toEqual({ ok: true, key: keyOf(texts[2]!), created: true });
+    expect((await store.get(keyOf(texts[2]!)))?.toString('utf8')).toBe(texts[2]);
+  });
+
   it('still reads loose entries an older cg wrote, beside packs', async () => {
     const { dir, store } = open();
     const old = 'written by an older cg\n'.repeat(100);
