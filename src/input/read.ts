@@ -53,6 +53,11 @@ interface Evidence {
   anthropicShape: boolean;
 }
 
+/**
+ * What the messages say, read until a tool_use/tool_result block: that decides every question asked
+ * of it (classify says anthropic, mismatch judges either choice by it), so a Claude Code session is
+ * judged by its first few messages rather than by all of its tens of thousands.
+ */
 function evidence(root: JsonNode, messages: readonly JsonNode[]): Evidence {
   const ev: Evidence = {
     anthropicTools: false,
@@ -71,8 +76,10 @@ function evidence(root: JsonNode, messages: readonly JsonNode[]): Evidence {
     for (const block of content?.type === 'array' ? content.items : []) {
       const type = stringOf(member(block, 'type'));
       if (type === undefined) continue;
-      if (ANTHROPIC_TOOL_BLOCKS.has(type)) ev.anthropicTools = true;
-      else if (OPENAI_PARTS.has(type)) ev.openaiMark ??= `"${type}" content parts`;
+      if (ANTHROPIC_TOOL_BLOCKS.has(type)) {
+        ev.anthropicTools = true;
+        return ev;
+      } else if (OPENAI_PARTS.has(type)) ev.openaiMark ??= `"${type}" content parts`;
       else if (ANTHROPIC_BLOCKS.has(type)) ev.anthropicShape = true;
     }
   }

@@ -1,6 +1,8 @@
 /**
  * Listing and pruning the disk store. The directory is the index: `<dir>/<2 hex>/<16 hex>` entries,
- * `.tmp-*` files being written (or set aside by an eviction), and the `.last-prune` stamp. Anything
+ * `<dir>/packs/<16 hex>.pack` packs of many entries (fs-pack.ts: listed as one entry each, with its
+ * count, since a pack is kept and removed whole), `.tmp-*` files being written (or set aside by an
+ * eviction), and the `.last-prune` stamp. Anything
  * else is not ours and is left alone, except links planted where entries, shards or the stamp belong:
  * they are listed as `links` so clear and prune remove them (the link, never what it points to).
  *
@@ -13,6 +15,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, open, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CREATE_FLAGS, codeOf, evict, remove, setTimes } from './fs-entry.js';
+import { PACK_DIR, PACK_RE, packCount } from './fs-pack.js';
 import { isKey } from './keys.js';
 import type { PruneResult } from './store.js';
 
@@ -30,10 +33,13 @@ export const TMP_PREFIX = '.tmp-';
 const SHARD_RE = /^[0-9a-f]{2}$/;
 
 export interface Entry {
+  /** An entry's key, or a pack's file name (`<16 hex>.pack`). */
   key: string;
   path: string;
   size: number;
   mtimeMs: number;
+  /** How many originals it holds: 1 for a loose entry, its index's count for a pack. */
+  count: number;
 }
 
 export interface Scan {
@@ -72,6 +78,22 @@ export async function scanStore(dir: string): Promise<Scan> {
         mine.filter((n) => n.isFile()).map((n) => statEntry(n.name, join(path, n.name))),
       );
       for (const e of found) if (e) out.entries.push(e);
+    } else if (d.name === PACK_DIR) {
+      if (!d.isDirectory()) {
+        if (d.isSymbolicLink()) out.links.push(path);
+        continue;
+      }
+      const names = await readdir(path, { withFileTypes: true }).catch((): Dirent[] => []);
+      for (const n of names) {
+        if (!PACK_RE.test(n.name)) continue;
+        const at = join(path, n.name);
+        if (!n.isFile()) {
+          if (!n.isDirectory()) out.links.push(at);
+          continue;
+        }
+        const e = await statEntry(n.name, at);
+        if (e) out.entries.push({ ...e, count: packCount(at) });
+      }
     } else if (d.name.startsWith(TMP_PREFIX)) {
       const e = await statEntry(d.name, path);
       if (e) out.temps.push(e);
@@ -86,7 +108,7 @@ export async function scanStore(dir: string): Promise<Scan> {
 async function statEntry(key: string, path: string): Promise<Entry | undefined> {
   try {
     const st = await lstat(path);
-    return st.isFile() ? { key, path, size: st.size, mtimeMs: st.mtimeMs } : undefined;
+    return st.isFile() ? { key, path, size: st.size, mtimeMs: st.mtimeMs, count: 1 } : undefined;
   } catch {
     return undefined; // vanished under us (another process pruned it): simply not there
   }
@@ -119,7 +141,7 @@ export async function pruneStore(
     }
     const r = await evict(e.path, e.mtimeMs, aside());
     if (r.outcome === 'removed') {
-      removed++;
+      removed += e.count;
       freedBytes += e.size;
     } else if (r.outcome === 'failed') {
       failed++;
@@ -133,7 +155,7 @@ export async function pruneStore(
     live.push(e);
   }
   let total = live.reduce((n, e) => n + e.size, 0);
-  let remaining = live.length;
+  let remaining = live.reduce((n, e) => n + e.count, 0);
   if (total > limits.capBytes) {
     live.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.key < b.key ? -1 : 1));
     for (const e of live) {
@@ -141,7 +163,7 @@ export async function pruneStore(
       if (keep.has(e.key) || now - e.mtimeMs < IN_FLIGHT_MS) continue;
       if (!(await tally(e))) continue;
       total -= e.size;
-      remaining--;
+      remaining -= e.count;
     }
   }
   return {

@@ -11,8 +11,8 @@
  * Entries are private to the user (0700 dirs, 0600 files): they hold raw tool output, secrets
  * included. Links inside the store are never followed (fs-entry.ts).
  */
-import { closeSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { link, lstat, open, rename, rmdir, unlink } from 'node:fs/promises';
+import { closeSync, lstatSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { link, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sameUtf8 } from '../utf8-slices.js';
 import { decode, encode, encodeText } from './codec.js';
@@ -27,6 +27,7 @@ import {
   refresh,
   remove,
 } from './fs-entry.js';
+import { PACK_DIR, PackSet, type PackSlot, readSlot } from './fs-pack.js';
 import {
   claimPrune,
   lastRemoval,
@@ -54,6 +55,8 @@ export const STORE_DEFAULTS: Readonly<Omit<StoreOptions, 'dir'>> = {
 };
 
 const DAY_MS = 86_400_000;
+/** How long one refresh of a pack stands for every re-use of its originals (well under IN_FLIGHT_MS). */
+const TOUCH_MS = 5_000;
 /** Errors meaning "this store cannot persist here" rather than a bug or a transient oddity. */
 const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOSPC', 'EDQUOT', 'EEXIST', 'EISDIR']);
 
@@ -87,6 +90,15 @@ function probeWrite(dir: string, probe: string): boolean {
   }
 }
 
+/** Whether a regular file (not a link) is at path. */
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
 /** An original's bytes, or how to encode them when (rarely) needed whole: putText's. */
 type OriginalBytes = Buffer | (() => Buffer);
 
@@ -107,6 +119,11 @@ async function inspect(path: string, key: string): Promise<EntryRead & { error?:
     if (code === 'EINVAL') return { found: false, why: 'corrupt', detail: messageOf(err) };
     return { found: false, why: 'unavailable', detail: messageOf(err), error: err };
   }
+  return verified(raw, key);
+}
+
+/** A stored form judged against its key: the original, or corrupt (it does not decode or hash to it). */
+async function verified(raw: Buffer, key: string): Promise<EntryRead> {
   let bytes: Buffer;
   try {
     bytes = await decode(raw);
@@ -115,6 +132,19 @@ async function inspect(path: string, key: string): Promise<EntryRead & { error?:
   }
   if (keyOf(bytes) !== key) return { found: false, why: 'corrupt', detail: 'its bytes do not match its key' };
   return { found: true, bytes };
+}
+
+/** What sits at one pack slot, judged as inspect judges a loose entry (a pack gone: missing). */
+async function inspectSlot(slot: PackSlot, key: string): Promise<EntryRead> {
+  let raw: Buffer;
+  try {
+    raw = readSlot(slot);
+  } catch (err) {
+    return codeOf(err) === 'ENOENT'
+      ? { found: false, why: 'missing' }
+      : { found: false, why: 'corrupt', detail: messageOf(err) };
+  }
+  return verified(raw, key);
 }
 
 export function createFsStore(opts: StoreOptions): Store {
@@ -132,27 +162,83 @@ export function createFsStore(opts: StoreOptions): Store {
       `${TMP_PREFIX}${process.pid}-${Date.now().toString(36)}-${(tmpCounter++).toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
     );
   const shardDir = (key: string) => join(dir, key.slice(0, 2));
+  const packs = new PackSet(dir);
 
-  async function compare(path: string, key: string, bytes: OriginalBytes): Promise<Existing> {
-    const found = await inspect(path, key);
-    if (found.found)
-      return found.bytes.equals(typeof bytes === 'function' ? bytes() : bytes) ? 'same' : 'different';
-    if (found.why === 'missing') return 'absent';
-    if (found.why === 'corrupt') return 'corrupt';
-    throw found.error;
+  /**
+   * What is stored under a key, and the file whose time is its LRU time (`where`): the loose entry
+   * first, then any pack holding the key. A damaged copy in one place does not hide a good one in
+   * another; with none good, the loose entry's state is the answer (missing, corrupt, unavailable).
+   */
+  async function locate(
+    key: string,
+    looseThere = true,
+  ): Promise<EntryRead & { error?: unknown; where: string }> {
+    const path = entryPath(dir, key);
+    // A batch knows from its lstat that no loose file is there: no failed open (an exception each).
+    const loose: EntryRead & { error?: unknown } = looseThere
+      ? await inspect(path, key)
+      : { found: false, why: 'missing' };
+    if (loose.found || loose.why === 'unavailable') return { ...loose, where: path };
+    // The packs as last listed first (a pack gone since reads as missing: harmless here, since the
+    // bytes are read and checked), then listed again only if none of them has it.
+    for (let listed = false; ; listed = true) {
+      if (listed) packs.refresh();
+      for (const slot of packs.find(key)) {
+        const found = await inspectSlot(slot, key);
+        if (found.found) return { ...found, where: slot.path };
+      }
+      if (listed) return { ...loose, where: path };
+    }
+  }
+
+  /** Packs this process refreshed, and when: one refresh serves every original of a pack for a while. */
+  const touched = new Map<string, number>();
+
+  /**
+   * refresh() of the file whose time is an entry's LRU time. A pack re-used for thousands of
+   * originals (a proxy restarted on a session it stashed) is refreshed once per TOUCH_MS, not once
+   * per original: a prune that scanned before that refresh sees the new time when it comes to evict
+   * (evict re-checks it), and one that scans after it finds the pack in use (the cap spares what was
+   * used within a minute; TTL is days).
+   */
+  async function touch(where: string): Promise<boolean> {
+    const isPack = where.endsWith('.pack');
+    const at = isPack ? touched.get(where) : undefined;
+    // Never for as long as a prune could take the pack as expired (a TTL of minutes, say).
+    if (at !== undefined && Date.now() - at < Math.min(TOUCH_MS, limits.ttlMs / 4)) return true;
+    const ok = await refresh(where);
+    if (ok && isPack) {
+      touched.set(where, Date.now());
+      if (touched.size > 1024) touched.delete(touched.keys().next().value as string);
+    }
+    return ok;
   }
 
   /**
-   * The entry already under the key, if it can serve this put: `same` is re-used after refresh()
-   * proves it is still in place (a concurrent prune may be removing it: then it is written anew).
+   * The entry already under the key (loose or packed), if it can serve this put: `same` is re-used
+   * after refresh() proves its file is still in place (a concurrent prune may be removing it: then it
+   * is written anew). `corrupt` means the loose entry is damaged (it is replaced).
    */
-  async function reuse(key: string, path: string, bytes: OriginalBytes): Promise<PutResult | Existing> {
-    const state = await compare(path, key, bytes);
-    if (state === 'different') {
-      return { ok: false, key, reason: 'collision', detail: `a different entry already exists at ${path}` };
+  async function reuse(
+    key: string,
+    _path: string,
+    bytes: OriginalBytes,
+    looseThere = true,
+  ): Promise<PutResult | Existing> {
+    const found = await locate(key, looseThere);
+    if (found.found) {
+      if (!found.bytes.equals(typeof bytes === 'function' ? bytes() : bytes))
+        return {
+          ok: false,
+          key,
+          reason: 'collision',
+          detail: `a different entry already exists at ${found.where}`,
+        };
+      return (await touch(found.where)) ? { ok: true, key, created: false } : 'absent';
     }
-    if (state === 'same' && (await refresh(path))) return { ok: true, key, created: false };
-    return state === 'same' ? 'absent' : state;
+    if (found.why === 'missing') return 'absent';
+    if (found.why === 'corrupt') return 'corrupt';
+    throw found.error;
   }
 
   /**
@@ -244,7 +330,7 @@ export function createFsStore(opts: StoreOptions): Store {
       key = keyOf(original);
       const path = entryPath(dir, key);
       const bytes = () => Buffer.from(original, 'utf8');
-      const found = await inspect(path, key);
+      const found = await locate(key);
       let replace = false;
       if (found.found) {
         if (!sameUtf8(found.bytes, original))
@@ -252,9 +338,9 @@ export function createFsStore(opts: StoreOptions): Store {
             ok: false,
             key,
             reason: 'collision',
-            detail: `a different entry already exists at ${path}`,
+            detail: `a different entry already exists at ${found.where}`,
           };
-        if (await refresh(path)) return { ok: true, key, created: false };
+        if (await touch(found.where)) return { ok: true, key, created: false };
       } else if (found.why === 'corrupt') replace = true;
       else if (found.why !== 'missing') throw found.error;
       const data = (await encodeText(original)) ?? bytes();
@@ -299,14 +385,18 @@ export function createFsStore(opts: StoreOptions): Store {
       const now = Date.now();
       if (await claimPrune(dir, now)) await pruneStore(dir, limits, now, keep, tmpPath);
     },
+    presence() {
+      packs.refresh();
+      return packs.holder();
+    },
+    put: ({ original, bytes }) => store.put(original, bytes),
   };
 
   async function read(key: string, use = true): Promise<EntryRead> {
     // The only gate between user input and a path: `../../etc/passwd` never reaches the filesystem.
     if (typeof key !== 'string' || !isKey(key)) return { found: false, why: 'missing' };
-    const path = entryPath(dir, key);
-    const { error: _, ...found } = await inspect(path, key);
-    if (found.found && use) await refresh(path);
+    const { error: _, where, ...found } = await locate(key);
+    if (found.found && use) await touch(where);
     return found;
   }
 
@@ -322,11 +412,7 @@ export function createFsStore(opts: StoreOptions): Store {
     },
 
     async has(key) {
-      if (typeof key !== 'string' || !isKey(key)) return false;
-      return lstat(entryPath(dir, key)).then(
-        (st) => st.isFile(),
-        () => false,
-      );
+      return (await store.hasMany!([key]))[0]!;
     },
 
     async put(original, given) {
@@ -360,14 +446,14 @@ export function createFsStore(opts: StoreOptions): Store {
     putMany: (items) => putBatch(items, batchOps),
 
     async hasMany(keys) {
-      const found: boolean[] = new Array(keys.length).fill(false);
-      let next = 0;
-      // A few lstat calls in flight at once: the thread pool overlaps them.
-      const worker = async () => {
-        for (let i = next++; i < keys.length; i = next++) found[i] = await store.has!(keys[i]!);
-      };
-      await Promise.all(Array.from({ length: Math.min(8, keys.length) }, worker));
-      return found;
+      // Synchronous lstat: a call that returns at once costs less than a thread-pool round trip.
+      packs.refresh();
+      // Many keys: one lookup in every pack's keys merged, not one per key and pack.
+      const held = keys.length > 16 ? packs.holder() : (key: string) => packs.find(key).length > 0;
+      return keys.map((key) => {
+        if (typeof key !== 'string' || !isKey(key)) return false;
+        return isFile(entryPath(dir, key)) || held(key);
+      });
     },
 
     read: (key) => read(key),
@@ -382,7 +468,7 @@ export function createFsStore(opts: StoreOptions): Store {
       const { entries } = await scanStore(dir);
       const info: StoreInfo = {
         dir,
-        entries: entries.length,
+        entries: entries.reduce((n, e) => n + e.count, 0),
         bytes: entries.reduce((n, e) => n + e.size, 0),
         ttlDays,
         maxBytes,
@@ -403,7 +489,8 @@ export function createFsStore(opts: StoreOptions): Store {
       if (!pruneOpts.force && !(await claimPrune(dir, now).catch(() => false))) {
         const { entries } = await scanStore(dir);
         const remainingBytes = entries.reduce((n, e) => n + e.size, 0);
-        return { removed: 0, freedBytes: 0, remaining: entries.length, remainingBytes };
+        const remaining = entries.reduce((n, e) => n + e.count, 0);
+        return { removed: 0, freedBytes: 0, remaining, remainingBytes };
       }
       if (pruneOpts.force) {
         // A forced prune also restarts the lazy interval; failing to, it has found a store it cannot
@@ -429,7 +516,7 @@ export function createFsStore(opts: StoreOptions): Store {
       let error: unknown;
       for (const e of entries) {
         const r = await remove(e.path);
-        if (r.outcome === 'removed') removed++;
+        if (r.outcome === 'removed') removed += e.count;
         if (r.outcome === 'failed') {
           failed++;
           error ??= r.error;
@@ -437,7 +524,7 @@ export function createFsStore(opts: StoreOptions): Store {
       }
       for (const t of [...temps.map((t) => t.path), ...links]) await remove(t);
       // Empty shard directories go too; one still holding something we did not write stays.
-      for (const s of shards) await rmdir(join(dir, s)).catch(() => undefined);
+      for (const s of [...shards, PACK_DIR]) await rmdir(join(dir, s)).catch(() => undefined);
       if (failed) throw cannot('clear', error, failed, removed);
       return removed;
     },

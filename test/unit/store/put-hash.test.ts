@@ -22,6 +22,18 @@ describe('the disk store put of bytes already keyed', () => {
     expect(hashes).toHaveBeenCalledTimes(1);
   });
 
+  it('hashes each original of a batch once when the pipeline keyed the same Buffers before stashing them', async () => {
+    const store = createFsStore({ ...STORE_DEFAULTS, dir: join(tempDir('cg-put-hash-'), 'store') });
+    const texts = Array.from({ length: 40 }, (_, i) => `result ${i}\n`.repeat(100));
+    const items = texts.map((original) => ({ original, bytes: Buffer.from(original, 'utf8') }));
+    const keys = items.map((i) => keyOf(i.bytes)); // the markers' keys, as judge places them
+    const hashes = vi.spyOn(crypto, 'createHash');
+    const results = await store.putMany!(items);
+    expect(results.map((r) => r.ok && r.key)).toEqual(keys);
+    expect(hashes.mock.calls.length).toBeLessThan(items.length);
+    expect((await store.get(keys[7]!))?.toString('utf8')).toBe(texts[7]);
+  });
+
   it('still keys a Uint8Array that is not a Buffer by its bytes', async () => {
     const store = createFsStore({ ...STORE_DEFAULTS, dir: join(tempDir('cg-put-hash-'), 'store') });
     const text = 'naïve — 日本語\n'.repeat(100);
