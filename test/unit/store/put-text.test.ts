@@ -42,6 +42,18 @@ describe('the disk store put of a large text nobody holds the bytes of', () => {
     expect(gunzipSync(readFileSync(entryPath(dir, keyOf(bytes)))).equals(bytes)).toBe(true);
   });
 
+  it('reads back exact when a later slice needs more bytes than the ones before it (ASCII, then CJK and emoji)', async () => {
+    const dir = join(tempDir('cg-put-text-'), 'store');
+    const store = createFsStore({ ...STORE_DEFAULTS, dir });
+    // Slices of ASCII first, then three-byte and four-byte characters: each worker's buffer grows.
+    let wide = 'a'.repeat(SLICED_MIN);
+    while (wide.length < SLICED_MIN * 1.5) wide += '日本語😀の行\n';
+    const wideBytes = Buffer.from(wide, 'utf8');
+    expect((await store.put(wide, undefined)).ok).toBe(true);
+    expect((await store.get(keyOf(wideBytes)))!.equals(wideBytes)).toBe(true);
+    expect(gunzipSync(readFileSync(entryPath(dir, keyOf(wideBytes)))).equals(wideBytes)).toBe(true);
+  });
+
   it('re-uses the entry a second put finds, and replaces a damaged one', async () => {
     const dir = join(tempDir('cg-put-text-'), 'store');
     const store = createFsStore({ ...STORE_DEFAULTS, dir });
