@@ -80,13 +80,13 @@ export const toon: OutputComponent<ToonConfig> = {
 
 /**
  * Whether the TOON has fewer tokens than text[start, end) written as compact JSON. A large document
- * is first asked without its compact form ever existing whole (toon runs before format, so a
- * table's pretty JSON, its TOON and a compact copy were all alive at once): when the compact parts
- * have more pieces than the TOON (with the whitespace around it) has tokens, it is fewer; the
- * pipeline's never-worse check then finds that count made. (The TOON's upper bound from its pieces
- * alone, which would spare loading the vocabulary, measured too loose to decide on tables of ids
- * and hashes.) Only where that does not decide is the compact text made, and the two compared
- * exactly.
+ * is first asked without its compact form ever existing whole (toon now runs before format on the
+ * pretty text itself; making the compact copy here put it beside that text and the TOON): when the
+ * compact parts have more pieces than the TOON (with the whitespace around it) has tokens, it is
+ * fewer; the pipeline's never-worse check then finds that count made. (The TOON's upper bound from
+ * its pieces alone, which would spare loading the vocabulary, measured too loose to decide on
+ * tables of ids and hashes.) Only where that does not decide is the compact text made, and the two
+ * compared exactly.
  */
 async function fewerThanCompact(
   tokens: Tokens,
