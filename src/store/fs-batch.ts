@@ -51,8 +51,11 @@ export interface BatchOps {
   prune(keep: ReadonlySet<string>): Promise<void>;
   /** The barrier of step 2 (tests stand in for it); false: sync each file instead. */
   barrier?: (dir: string) => Promise<boolean>;
-  /** Lists the packs once and answers, per key, whether anything is stored under it, loose or packed. */
-  presence(): (key: string) => boolean;
+  /**
+   * Lists the packs once and answers, per key, whether anything is stored under it, loose or packed
+   * (for about `count` keys: a few are looked up pack by pack, many in the packs' keys merged).
+   */
+  presence(count: number): (key: string) => boolean;
   /** put itself, for an original whose pack could not be written (it is stored loose instead). */
   put(item: PutItem): Promise<PutResult>;
 }
@@ -128,7 +131,7 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
   const shards = new Set<string>();
   const bulk = items.length >= SYNCFS_MIN;
   const packing = items.length >= PACK_MIN;
-  const present = ops.presence();
+  const present = ops.presence(items.length);
   let pack: OpenPack | undefined;
   /** The file name the batch's pack was linked under. */
   let linked: string | undefined;

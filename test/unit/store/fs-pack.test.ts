@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { PACK_DIR } from '../../../src/store/fs-pack.js';
+import { PACK_DIR, PackSet } from '../../../src/store/fs-pack.js';
 import { createFsStore, entryPath } from '../../../src/store/fs-store.js';
 import { keyOf } from '../../../src/store/keys.js';
 import type { StoreOptions } from '../../../src/store/store.js';
@@ -140,6 +140,26 @@ describe('packs on the disk store', () => {
     expect(packsIn(dir)).toHaveLength(1);
     expect(looseIn(dir)).toEqual([]);
     expect(statSync(pack!).mtimeMs).toBeGreaterThan(old.getTime() + DAY);
+  });
+
+  it('answers a small batch after a pack key by key, without merging the keys of every pack, and re-uses what the pack holds', async () => {
+    const { dir, store } = open();
+    const texts = originals(50);
+    await store.putMany!(texts.map((original) => ({ original })));
+    const merge = vi.spyOn(PackSet.prototype, 'holder');
+    try {
+      const batch = await store.putMany!([{ original: texts[7]! }, { original: 'a new tool result\n' }]);
+      expect(batch.map((r) => r.ok && r.created)).toEqual([false, true]);
+      expect(merge).not.toHaveBeenCalled();
+      expect(packsIn(dir)).toHaveLength(1);
+      expect(looseIn(dir)).toEqual([keyOf('a new tool result\n')]);
+      // Many keys are still looked up in the merged keys.
+      const many = await store.putMany!(texts.slice(0, 20).map((original) => ({ original })));
+      expect(many.every((r) => r.ok && !r.created)).toBe(true);
+      expect(merge).toHaveBeenCalled();
+    } finally {
+      merge.mockRestore();
+    }
   });
 
   it('refuses an original whose key a different packed original holds (a collision), in put and in a batch', async () => {
