@@ -162,6 +162,12 @@ export interface TranscriptComponent<C = unknown> extends ComponentBase<C> {
    * until together they save at least this many tokens, so old messages change in batches.
    */
   batchTokens?(cfg: C): number;
+  /**
+   * A promise: an output with fewer tokens than this it never rewrites, whatever the rest of the
+   * transcript holds (Infinity: it rewrites none). The pipeline then need not show it a small
+   * output sent in an earlier turn as one it may change (src/pipeline/settled.ts). Absent: no floor.
+   */
+  floorTokens?(cfg: C): number;
 }
 
 export type Component<C = unknown> = OutputComponent<C> | TranscriptComponent<C>;

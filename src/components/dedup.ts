@@ -17,6 +17,7 @@ export const dedup: TranscriptComponent<DedupConfig> = {
   summary: 'Replace a tool output identical to an earlier one by a reference; the original is stashed',
   defaults: CONFIG.defaults,
   parseConfig: CONFIG.parse,
+  floorTokens: (cfg) => cfg.min_tokens,
 
   async run(outputs, cfg, ctx) {
     const out = new Map<string, Outcome>();

@@ -84,6 +84,7 @@ export const failed_run: TranscriptComponent<FailedRunConfig> = {
   summary: 'Replace a failed test/build run by a reference once the same command ran again',
   defaults: CONFIG.defaults,
   parseConfig: CONFIG.parse,
+  floorTokens: (cfg) => cfg.min_tokens,
 
   async run(outputs, cfg, ctx) {
     const out = new Map<string, Outcome>();

@@ -30,6 +30,7 @@ export const mask: TranscriptComponent<MaskConfig> = {
   parseConfig: CONFIG.parse,
 
   batchTokens: (cfg) => cfg.batch_tokens,
+  floorTokens: (cfg) => cfg.min_tokens,
 
   async run(outputs, cfg, ctx) {
     const out = new Map<string, Outcome>();

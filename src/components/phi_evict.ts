@@ -42,6 +42,8 @@ export const phi_evict: TranscriptComponent<PhiEvictConfig> = {
   summary: 'Over a token budget, evict the tool outputs of lowest value (Φ) first; originals are stashed',
   defaults: CONFIG.defaults,
   parseConfig: CONFIG.parse,
+  // What it evicts costs more than the placeholder that takes its place.
+  floorTokens: () => PLACEHOLDER_TOKENS + 1,
 
   async run(outputs, cfg, ctx) {
     const out = new Map<string, Outcome>();

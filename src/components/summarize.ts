@@ -64,6 +64,7 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
 
   // Its work is the structural edit below; it never rewrites an output's text.
   run: () => new Map(),
+  floorTokens: () => Number.POSITIVE_INFINITY,
 
   async edits(outputs, cfg, ctx): Promise<EditProposal[]> {
     const skip = (gate: string): EditProposal[] => [{ kind: 'skip', gate }];

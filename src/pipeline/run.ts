@@ -53,7 +53,7 @@ import { Charges, type Meter, meter } from './model-meter.js';
 import type { PipelineOptions, PipelineResult, Stage } from './options.js';
 import { charged, emit, type Run } from './run-state.js';
 import { flushHeld, settle } from './settle.js';
-import { type Partition, partition } from './settled.js';
+import { moverFloor, type Partition, partition, settleUnderFloor } from './settled.js';
 import { contentOf, openSlots, type Slot } from './slots.js';
 import { structuralEdits } from './structural-edits.js';
 
@@ -65,6 +65,7 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
   const run = startRun(t, opts);
+  await settleUnderFloor(run.slots, moverFloor(opts.stages), opts.tokens);
   for (const stage of opts.stages) await runStage(run, stage);
   await flushHeld(run);
   return resultOf(run);

@@ -33,6 +33,8 @@ export interface Slot {
   held: boolean;
   /** Its message was replaced by a summary: nothing more to decide. */
   gone: boolean;
+  /** Pinned and under every mover's floor: no stage of this run can change it (settled.ts). */
+  underFloor?: boolean;
   /**
    * The marker and hint a declarative filter's rewrite of this run put in `current`, for this
    * output's original: a later lossy stage of the same run sees the text without it and may shorten
@@ -59,6 +61,7 @@ export function contentOf(slot: Slot): string {
 class OpenSlot implements Slot {
   held = false;
   gone = false;
+  underFloor = false;
   tag?: string;
   candidate?: Candidate = undefined;
   constructor(
