@@ -3,6 +3,8 @@
 //   first sight  — a fresh proxy (empty store and state) gets the session two messages short of its end;
 //   next turn    — the same proxy then gets the whole body (one new tool result);
 //   again        — the same body once more (a client's retry);
+//   steady       — five more turns, each one tool result longer (median and least): a session's
+//                  usual turn, where the first next turn also pays for what the first sight left;
 // each timed from the client's send to the upstream having the whole compacted body. Peak RSS is
 // the proxy's VmHWM less its RSS before the first request, against the body's size.
 // Budgets: next turn ≤ 15 ms + 3 ms per MB of body; first sight of 20 MB ≤ 3 s; peak RSS ≤ 3× body.
@@ -20,6 +22,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MB = 1024 * 1024;
 const PAUSE_MS = Number(process.env.CG_BENCH_PROXY_PAUSE_MS ?? 2000);
 const BIN = process.env.CG_BENCH_BIN ?? join(root, 'bin', 'cg.js');
+const STEADY_TURNS = 5;
 
 function upstream() {
   const got = [];
@@ -64,7 +67,7 @@ function startProxy(upstreamPort, work) {
   });
 }
 
-function post(port, body) {
+function post(port, body, path = '/v1/messages') {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const req = request(
@@ -72,7 +75,7 @@ function post(port, body) {
         agent: false,
         host: '127.0.0.1',
         port,
-        path: '/v1/messages',
+        path,
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -131,11 +134,11 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
       // A model takes seconds to answer, and the proxy records stats once a response is done: the
       // pause (and waiting for the proxy to be idle) stands in for that time, so each turn is
       // measured as a client would meet it.
-      const timed = async (b) => {
+      const timed = async (b, path) => {
         await new Promise((r) => setTimeout(r, PAUSE_MS));
         await idle(proxy.child.pid);
         const c0 = cpuMs(proxy.child.pid);
-        const t0 = await post(proxy.port, b);
+        const t0 = await post(proxy.port, b, path);
         return { wall: up.got.at(-1).at - t0, cpu: cpuMs(proxy.child.pid) - c0 };
       };
       const firstMs = await timed(first);
@@ -143,7 +146,27 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
       const againMs = await timed(whole);
       const { hwm } = memory(proxy.child.pid);
       const sent = up.got.at(-1).bytes / MB;
-      rows.push({ n, mb, firstMs, nextMs, againMs, budgetNext: 15 + 3 * mb, peak: (hwm - base) / MB, sent });
+      const steady = [];
+      for (let k = 1; k <= STEADY_TURNS; k++)
+        steady.push(await timed(Buffer.from(JSON.stringify(agentSession(n + k)))));
+      const walls = steady.map((t) => t.wall).sort((a, b) => a - b);
+      // The floor: the same body through a route the proxy passes through as it streams in
+      // (count_tokens), so no compaction at all — what moving the bytes costs on this machine.
+      const floorMs = await timed(whole, '/v1/messages/count_tokens');
+      const cpus = steady.map((t) => t.cpu).sort((a, b) => a - b);
+      const steadyMs = { median: walls[walls.length >> 1], least: walls[0], cpu: cpus[cpus.length >> 1] };
+      rows.push({
+        n,
+        mb,
+        firstMs,
+        nextMs,
+        againMs,
+        steadyMs,
+        floorMs,
+        budgetNext: 15 + 3 * mb,
+        peak: (hwm - base) / MB,
+        sent,
+      });
     } finally {
       const exited = new Promise((r) => proxy.child.once('exit', r));
       proxy.child.kill('SIGTERM');
@@ -160,7 +183,8 @@ export function proxyLines(rows) {
   return rows.map(
     (r) =>
       `  ${String(r.n).padStart(6)} tool results, ${f(r.mb, 1).padStart(5)} MB → ${f(r.sent, 1)} MB sent: first sight ${f(r.firstMs.wall).padStart(6)} ms (cpu ${f(r.firstMs.cpu)})` +
-      ` · next turn ${f(r.nextMs.wall).padStart(5)} ms (cpu ${f(r.nextMs.cpu)}; budget ${f(r.budgetNext)} ms) · again ${f(r.againMs.wall).padStart(5)} ms (cpu ${f(r.againMs.cpu)})` +
+      ` · next turn ${f(r.nextMs.wall).padStart(5)} ms (cpu ${f(r.nextMs.cpu)}; budget ${f(r.budgetNext)} ms), steady ${f(r.steadyMs.median)} (least ${f(r.steadyMs.least)}; cpu ${f(r.steadyMs.cpu)}) · again ${f(r.againMs.wall).padStart(5)} ms (cpu ${f(r.againMs.cpu)})` +
+      ` · passed through ${f(r.floorMs.wall)} ms` +
       ` · peak RSS +${f(r.peak)} MB (${f(r.peak / r.mb, 1)}× body, budget 3×)`,
   );
 }

@@ -15,7 +15,13 @@
  * host flagged as an error (Claude Code marks every non-zero exit) is folded like any other once it
  * is superseded; the newest run stays, which the gates guarantee too.
  */
-import { MARKER_SLOT, type Outcome, type OutputView, type TranscriptComponent } from '../component.js';
+import {
+  type Candidate,
+  MARKER_SLOT,
+  type Outcome,
+  type OutputView,
+  type TranscriptComponent,
+} from '../component.js';
 import { type ConfigOf, integer, section } from '../config/fields.js';
 import { commandKey, isReadCommand } from '../shell/program.js';
 
@@ -77,6 +83,22 @@ export function runOutcome(
   return FAILURE_SIGNALS.some((re) => re.test(o.text)) ? 'failed' : 'passed';
 }
 
+/**
+ * runOutcome by candidate: what a candidate holds never changes (another text is another
+ * candidate, src/pipeline/run.ts), and a long session shows the same candidates turn after turn,
+ * whose thousands of texts would otherwise be searched for run signals again every turn.
+ */
+const outcomes = new WeakMap<Candidate, 'failed' | 'passed' | null>();
+
+function outcomeOf(o: Candidate): 'failed' | 'passed' | undefined {
+  let known = outcomes.get(o);
+  if (known === undefined) {
+    known = runOutcome(o) ?? null;
+    outcomes.set(o, known);
+  }
+  return known ?? undefined;
+}
+
 export const failed_run: TranscriptComponent<FailedRunConfig> = {
   name: 'failed_run',
   lossy: true,
@@ -93,7 +115,7 @@ export const failed_run: TranscriptComponent<FailedRunConfig> = {
     for (let i = outputs.length - 1; i >= 0; i--) {
       const o = outputs[i]!;
       if (o.settled) continue;
-      const outcome = runOutcome(o);
+      const outcome = outcomeOf(o);
       if (outcome === undefined) continue;
       const command = commandKey(o.command!);
       const superseded = seenLater.has(command);

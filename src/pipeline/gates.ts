@@ -55,21 +55,31 @@ export interface Gates {
   gate(component: Component, slot: Slot): Gate;
 }
 
-/** The gates for one transcript: which outputs a later run of the same command supersedes. */
+/**
+ * The gates for one transcript: which outputs a later run of the same command supersedes, found the
+ * first time a gate asks (only for a large tool error a transcript stage may fold: most runs of a
+ * long session never ask, and every command of it would be normalised for nothing).
+ */
 export function gatesFor(outputs: readonly ToolOutput[]): Gates {
-  const superseded = new Set<string>();
-  const later = new Set<string>();
-  for (let i = outputs.length - 1; i >= 0; i--) {
-    const o = outputs[i]!;
-    if (o.command === undefined) continue;
-    const key = commandKey(o.command);
-    if (later.has(key)) superseded.add(o.id);
-    later.add(key);
-  }
-  return { gate: (component, slot) => gate(component, slot, superseded) };
+  let superseded: Set<string> | undefined;
+  const isSuperseded = (id: string) => {
+    if (!superseded) {
+      superseded = new Set<string>();
+      const later = new Set<string>();
+      for (let i = outputs.length - 1; i >= 0; i--) {
+        const o = outputs[i]!;
+        if (o.command === undefined) continue;
+        const key = commandKey(o.command);
+        if (later.has(key)) superseded.add(o.id);
+        later.add(key);
+      }
+    }
+    return superseded.has(id);
+  };
+  return { gate: (component, slot) => gate(component, slot, isSuperseded) };
 }
 
-function gate(component: Component, slot: Slot, superseded: ReadonlySet<string>): Gate {
+function gate(component: Component, slot: Slot, superseded: (id: string) => boolean): Gate {
   if (slot.gone) return { open: false, why: 'replaced by a summary', report: 'none' };
   const transcriptLossy = component.scope === 'transcript' && component.lossy;
   const moving = slot.pinned && !slot.final && transcriptLossy;
@@ -80,7 +90,7 @@ function gate(component: Component, slot: Slot, superseded: ReadonlySet<string>)
   let open = OPEN;
   if (o.isError) {
     const short = Buffer.byteLength(slot.current, 'utf8') < SHORT_ERROR_BYTES;
-    const folds = transcriptLossy && superseded.has(o.id);
+    const folds = transcriptLossy && !short && superseded(o.id);
     const filters = component.scope === 'output' && component.usesFilters === true;
     if (short || (!folds && !filters)) return { open: false, why: 'tool error', report: 'each' };
     if (filters) open = { open: true, keepFailureLines: true };
