@@ -3,7 +3,7 @@
 //   first sight  — a fresh proxy (empty store and state) gets the session two messages short of its end;
 //   next turn    — the same proxy then gets the whole body (one new tool result);
 //   again        — the same body once more (a client's retry);
-//   steady       — five more turns, each one tool result longer (median and least): a session's
+//   steady       — five more turns (CG_BENCH_STEADY), each one tool result longer (median and least): a session's
 //                  usual turn, where the first next turn also pays for what the first sight left;
 // each timed from the client's send to the upstream having the whole compacted body. Peak RSS is
 // the proxy's VmHWM less its RSS before the first request, against the body's size.
@@ -22,7 +22,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MB = 1024 * 1024;
 const PAUSE_MS = Number(process.env.CG_BENCH_PROXY_PAUSE_MS ?? 2000);
 const BIN = process.env.CG_BENCH_BIN ?? join(root, 'bin', 'cg.js');
-const STEADY_TURNS = 5;
+const STEADY_TURNS = Number(process.env.CG_BENCH_STEADY ?? 5);
 
 function upstream() {
   const got = [];

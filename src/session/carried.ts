@@ -94,9 +94,30 @@ export class CarriedOutput implements ToolOutput {
   }
 }
 
+type LastBlock = NonNullable<MessageView['lastBlock']>;
+
+/** Every lastBlock a carried view holds, one object per kind: a long session has 40,000 views. */
+const lastBlocks = new Map<string, Readonly<LastBlock>>();
+
+function sharedLastBlock(b: LastBlock): LastBlock {
+  const key = `${b.type}\u0000${b.cacheControl ? 1 : 0}${b.empty ? 1 : 0}`;
+  let shared = lastBlocks.get(key);
+  if (!shared) {
+    shared = Object.freeze({ type: detachShort(b.type), cacheControl: b.cacheControl, empty: b.empty });
+    lastBlocks.set(key, shared);
+  }
+  return shared as LastBlock;
+}
+
+/** A block type as its own string (a slice of the body would keep the body alive). */
+function detachShort(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
+}
+
 /**
  * A message view of an earlier turn. A message holding no tool output keeps its text (short, and
- * read every turn for the query); one holding outputs reads it from the body when asked (`read`).
+ * read every turn for the query); a tool result whose text is its one output's reads it through
+ * that output; any other holding outputs reads it from the body when asked (`read`).
  */
 export class CarriedView implements MessageView {
   readonly role: string;
@@ -108,12 +129,12 @@ export class CarriedView implements MessageView {
   constructor(
     view: MessageView,
     private readonly kept: string | undefined,
-    private readonly read: (() => string) | undefined,
+    private readonly read: (() => string) | CarriedOutput | undefined,
     private readonly source: BodySource,
   ) {
     this.role = view.role;
     if (view.lastBlock)
-      Object.defineProperty(this, 'lastBlock', { value: { ...view.lastBlock }, enumerable: true });
+      Object.defineProperty(this, 'lastBlock', { value: sharedLastBlock(view.lastBlock), enumerable: true });
     if (view.boundToPrevious)
       Object.defineProperty(this, 'boundToPrevious', { value: true, enumerable: true });
     if (view.startsWithThinking)
@@ -122,8 +143,10 @@ export class CarriedView implements MessageView {
 
   get text(): string {
     if (this.kept !== undefined) return this.kept;
+    // The output holds its text for the turn (and lets it go at its end).
+    if (this.read instanceof CarriedOutput) return this.read.text;
     if (this.#text === undefined) {
-      this.#text = this.read!();
+      this.#text = (this.read as () => string)();
       this.source.hold(this);
     }
     return this.#text;

@@ -86,14 +86,14 @@ function carryView(
   format: Placed['format'],
 ): CarriedView {
   const base: MessageView = { role: flat(view.role), text: '' };
-  if (view.lastBlock) base.lastBlock = { ...view.lastBlock, type: flat(view.lastBlock.type) };
+  // The view shares one object per kind of last block (carried.ts), with a type of its own.
+  if (view.lastBlock) base.lastBlock = view.lastBlock;
   if (view.boundToPrevious) base.boundToPrevious = true;
   if (view.startsWithThinking) base.startsWithThinking = true;
   const text = view.text;
   // One output whose text is the whole view (a tool result): read through the output.
   if (outputs.length === 1 && text === outputs[0]!.text) {
-    const only = carried[0]!;
-    return new CarriedView(base, undefined, () => only.text, source);
+    return new CarriedView(base, undefined, carried[0]!, source);
   }
   const limit = outputs.length === 0 ? KEPT_TEXT_BYTES : KEPT_CARRIER_BYTES;
   if (text.length <= limit && Buffer.byteLength(text) <= limit)

@@ -19,12 +19,20 @@ const KEY_RE = /^[0-9a-f]{16}$/;
  * of the same 100 MB input, and hashing it twice costs ~80 ms. */
 const byBuffer = new WeakMap<Uint8Array, string>();
 
+/**
+ * The key: the digest's first 8 bytes in hex, made as a string of its own (a slice of the whole
+ * digest's hex would keep that alive beside it, for each of the tens of thousands a session holds).
+ */
+function keyOfDigest(digest: Buffer): string {
+  return digest.toString('hex', 0, 8);
+}
+
 export function keyOf(data: string | Uint8Array): string {
   if (typeof data === 'string')
-    return data.length < SLICED_MIN ? sha256().update(data).digest('hex').slice(0, 16) : slicedKeyOf(data);
+    return data.length < SLICED_MIN ? keyOfDigest(sha256().update(data).digest()) : slicedKeyOf(data);
   let key = byBuffer.get(data);
   if (key === undefined) {
-    key = sha256().update(data).digest('hex').slice(0, 16);
+    key = keyOfDigest(sha256().update(data).digest());
     byBuffer.set(data, key);
   }
   return key;
@@ -54,7 +62,7 @@ function slicedKeyOf(text: string): string {
   const hash = sha256();
   for (const slice of utf8Slices(text)) hash.update(slice, 'utf8');
   lastText = text;
-  lastKey = hash.digest('hex').slice(0, 16);
+  lastKey = keyOfDigest(hash.digest());
   return lastKey;
 }
 

@@ -60,6 +60,10 @@ describe('detach', () => {
     const samples = [
       '',
       'id',
+      'toolu_000123abc',
+      'grep -rn "✓ passed" src/ \ud83d',
+      `${'\u0000\n\t"\\'.repeat(20)}\ude00`,
+      'k'.repeat(255),
       'é'.repeat(300),
       `${'a'.repeat(300)}\u00ff\u0000`,
       `${'x'.repeat(300)}✓`,
