@@ -5,7 +5,8 @@
 //   again        — the same body once more (a client's retry);
 //   steady       — five more turns (CG_BENCH_STEADY), each one tool result longer (median and least): a session's
 //                  usual turn, where the first next turn also pays for what the first sight left;
-// each timed from the client's send to the upstream having the whole compacted body. Peak RSS is
+// each timed from the client's send to the upstream having the whole compacted body (and, for the
+// steady turns, to its first byte: where the upstream is a network away, the rest is the upload). Peak RSS is
 // the proxy's VmHWM less its RSS before the first request, against the body's size.
 // Budgets: next turn ≤ 15 ms + 3 ms per MB of body; first sight of 20 MB ≤ 3 s; peak RSS ≤ 3× body.
 // CG_BENCH_BIN=/other/bin/cg.js measures another build with the same sessions (A/B runs, interleaved:
@@ -28,9 +29,13 @@ function upstream() {
   const got = [];
   const server = createServer((req, res) => {
     const chunks = [];
-    req.on('data', (c) => chunks.push(c));
+    let first;
+    req.on('data', (c) => {
+      first ??= performance.now();
+      chunks.push(c);
+    });
     req.on('end', () => {
-      got.push({ at: performance.now(), bytes: Buffer.concat(chunks).length });
+      got.push({ first, at: performance.now(), bytes: Buffer.concat(chunks).length });
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end('event: message_stop\ndata: {"type":"message_stop"}\n\n');
     });
@@ -139,7 +144,8 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
         await idle(proxy.child.pid);
         const c0 = cpuMs(proxy.child.pid);
         const t0 = await post(proxy.port, b, path);
-        return { wall: up.got.at(-1).at - t0, cpu: cpuMs(proxy.child.pid) - c0 };
+        const got = up.got.at(-1);
+        return { wall: got.at - t0, first: got.first - t0, cpu: cpuMs(proxy.child.pid) - c0 };
       };
       const firstMs = await timed(first);
       const nextMs = await timed(whole);
@@ -153,8 +159,13 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
       // The floor: the same body through a route the proxy passes through as it streams in
       // (count_tokens), so no compaction at all — what moving the bytes costs on this machine.
       const floorMs = await timed(whole, '/v1/messages/count_tokens');
-      const cpus = steady.map((t) => t.cpu).sort((a, b) => a - b);
-      const steadyMs = { median: walls[walls.length >> 1], least: walls[0], cpu: cpus[cpus.length >> 1] };
+      const middle = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+      const steadyMs = {
+        median: walls[walls.length >> 1],
+        least: walls[0],
+        first: middle(steady.map((t) => t.first)),
+        cpu: middle(steady.map((t) => t.cpu)),
+      };
       rows.push({
         n,
         mb,
@@ -183,7 +194,7 @@ export function proxyLines(rows) {
   return rows.map(
     (r) =>
       `  ${String(r.n).padStart(6)} tool results, ${f(r.mb, 1).padStart(5)} MB → ${f(r.sent, 1)} MB sent: first sight ${f(r.firstMs.wall).padStart(6)} ms (cpu ${f(r.firstMs.cpu)})` +
-      ` · next turn ${f(r.nextMs.wall).padStart(5)} ms (cpu ${f(r.nextMs.cpu)}; budget ${f(r.budgetNext)} ms), steady ${f(r.steadyMs.median)} (least ${f(r.steadyMs.least)}; cpu ${f(r.steadyMs.cpu)}) · again ${f(r.againMs.wall).padStart(5)} ms (cpu ${f(r.againMs.cpu)})` +
+      ` · next turn ${f(r.nextMs.wall).padStart(5)} ms (cpu ${f(r.nextMs.cpu)}; budget ${f(r.budgetNext)} ms), steady ${f(r.steadyMs.median)} (least ${f(r.steadyMs.least)}; first byte upstream ${f(r.steadyMs.first)}; cpu ${f(r.steadyMs.cpu)}) · again ${f(r.againMs.wall).padStart(5)} ms (cpu ${f(r.againMs.cpu)})` +
       ` · passed through ${f(r.floorMs.wall)} ms` +
       ` · peak RSS +${f(r.peak)} MB (${f(r.peak / r.mb, 1)}× body, budget 3×)`,
   );

@@ -29,10 +29,18 @@ export interface BodyOptions extends CompactOptions {
   text?: string;
   /** The caller checked that the bytes are valid UTF-8 (the proxy does): not walked again. */
   utf8?: boolean;
+  /**
+   * What the turn leaves for the session's next one (its record saved, its carry made) is handed
+   * back as `finish` instead of done before the body is: the proxy sends the body first, and runs
+   * finish before the session's next turn (or never, when it sends the original instead).
+   */
+  deferFinish?: boolean;
 }
 
 export interface BodyResult extends Omit<CompactResult, 'output' | 'outputParts'> {
   body: Buffer;
+  /** With deferFinish: saves the session's record and memory of this turn; never rejects. */
+  finish?: () => Promise<void>;
 }
 
 /**
@@ -66,8 +74,7 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
       const d = await decide(transcript, options);
       const changed = d.rewrites.size > 0 || d.edits.length > 0;
       const body = changed ? Buffer.from(transcript.write(d.rewrites, d.edits), 'utf8') : bytes;
-      await d.save();
-      return bodyResult(body, changed, transcript, d);
+      return finished(bodyResult(body, changed, transcript, d), () => d.save(), options);
     }
   }
   const now = Date.now();
@@ -90,10 +97,20 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
   const changed = d.rewrites.size > 0 || d.edits.length > 0;
   const written = read.write(d.rewrites, d.edits, d.rewrittenAt);
   const body = !changed ? bytes : written ? written.body : Buffer.from(transcript.write(d.rewrites, d.edits));
-  await d.save();
-  // An aborted turn (the proxy's deadline passed and the original went on) leaves the memory alone:
-  // a later turn of the session may already be running on it.
-  if (memory && !options.signal?.aborted) {
+  const finish = async () => {
+    try {
+      await d.save();
+    } catch (err) {
+      // The record may be half what it was: the next turn reads the body whole and its record anew.
+      if (memory) {
+        memory.carry = undefined;
+        memory.kept.record = undefined;
+      }
+      throw err;
+    }
+    // An aborted turn (the proxy's deadline passed and the original went on) leaves the memory alone:
+    // a later turn of the session may already be running on it.
+    if (!memory || options.signal?.aborted) return;
     if (written) {
       memory.carry = carryTurn(
         {
@@ -112,8 +129,21 @@ export async function compactBody(bytes: Buffer, options: BodyOptions): Promise<
       );
       options.turns!.settle();
     } else memory.carry = undefined;
+  };
+  return finished(bodyResult(body, changed, transcript, d), finish, options);
+}
+
+/** The result, its finish run now (the default) or handed back to run later (deferFinish). */
+async function finished(
+  result: BodyResult,
+  finish: () => Promise<void>,
+  options: BodyOptions,
+): Promise<BodyResult> {
+  if (!options.deferFinish) {
+    await finish();
+    return result;
   }
-  return bodyResult(body, changed, transcript, d);
+  return { ...result, finish: () => finish().catch(() => undefined) };
 }
 
 /** What the carry says was sent last turn for an output (the same object at the same place, or by id). */
