@@ -24,7 +24,16 @@
  * loop free between chunks; anything unusual (an entry already there, a link refused) goes through
  * put's own asynchronous steps.
  */
-import { closeSync, fdatasyncSync, linkSync, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fdatasyncSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { encode } from './codec.js';
 import { CREATE_FLAGS, ensureRealDir } from './fs-entry.js';
@@ -131,6 +140,9 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
   const shards = new Set<string>();
   const bulk = items.length >= SYNCFS_MIN;
   const packing = items.length >= PACK_MIN;
+  // A large batch lists the shard directories once: a key whose shard is not there has no loose
+  // entry, and a first sight's 17,000 originals go mostly into shards a packing store never made.
+  const shardsThere = packing ? shardDirs(ops.dir) : undefined;
   const present = ops.presence(items.length);
   let pack: OpenPack | undefined;
   /** The file name the batch's pack was linked under. */
@@ -146,7 +158,9 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
     const fresh: Pending[] = [];
     await eachLimited(chunk, async (p) => {
       try {
-        const loose = lstatSync(p.path, { throwIfNoEntry: false }) !== undefined;
+        const loose =
+          (!shardsThere || shardsThere.has(p.key.slice(0, 2))) &&
+          lstatSync(p.path, { throwIfNoEntry: false }) !== undefined;
         if (loose || present(p.key)) {
           const found = await ops.reuse(p.key, p.path, p.bytes, loose);
           if (typeof found === 'object') {
@@ -356,4 +370,13 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
   if (linked) keep.add(linked);
   if (created.size > 0) await ops.prune(keep).catch(() => undefined);
   return out;
+}
+
+/** The store's shard directories (two hex digits) now there; undefined when it cannot be listed. */
+function shardDirs(dir: string): Set<string> | undefined {
+  try {
+    return new Set(readdirSync(dir).filter((n) => /^[0-9a-f]{2}$/.test(n)));
+  } catch {
+    return undefined;
+  }
 }

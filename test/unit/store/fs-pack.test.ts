@@ -346,6 +346,18 @@ describe('packs on the disk store', () => {
     expect((await store.get(key))?.toString('utf8')).toBe(old);
     expect((await store.info()).entries).toBe(41);
   });
+  it('re-uses a loose entry a large batch holds, and packs the originals whose shard is not even there', async () => {
+    const { dir, store } = open();
+    const texts = originals(40, 'y');
+    const key = keyOf(texts[5]!);
+    mkdirSync(join(dir, key.slice(0, 2)), { recursive: true });
+    writeFileSync(entryPath(dir, key), texts[5]!);
+    const results = await store.putMany!(texts.map((original) => ({ original })));
+    expect(results[5]).toEqual({ ok: true, key, created: false });
+    expect(results.filter((r) => r.ok && r.created)).toHaveLength(39);
+    expect(looseIn(dir)).toEqual([key]);
+    for (const t of texts) expect((await store.get(keyOf(t)))?.toString('utf8')).toBe(t);
+  });
 });
 
 describe('the pack file format', () => {
