@@ -10,8 +10,26 @@ import { createFilterSource } from '../../src/dsl/registry.js';
 import type { CompactedRequest } from '../../src/proxy/compact-request.js';
 import { createProxy, type RunningProxy } from '../../src/proxy/server.js';
 import { createFsStore } from '../../src/store/fs-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { PutResult, Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers.js';
+
+/** A store whose every put fails (a full disk): nothing it was asked to keep is kept. */
+export function failingStore(): Store {
+  return {
+    dir: '/nonexistent',
+    writable: async () => true,
+    put: async (): Promise<PutResult> => ({
+      ok: false,
+      key: '0000000000000000',
+      reason: 'unwritable',
+      detail: 'disk full',
+    }),
+    get: async () => undefined,
+    info: async () => ({ dir: '', entries: 0, bytes: 0, ttlDays: 0, maxBytes: 0, compress: false }),
+    prune: async () => ({ removed: 0, freedBytes: 0, remaining: 0, remainingBytes: 0 }),
+    clear: async () => 0,
+  };
+}
 
 export interface TestProxy extends RunningProxy {
   store: Store;
