@@ -10,7 +10,7 @@
 import { type Component, MARKER_SLOT, type Outcome } from '../component.js';
 import { missingFailureLines } from '../dsl/failure-lines.js';
 import { collectGarbage } from '../heap/gc.js';
-import { keyOf, SLICED_MIN } from '../store/keys.js';
+import { keyOf, knownKey, SLICED_MIN } from '../store/keys.js';
 import { hint, marker } from '../store/marker.js';
 import { byteLength, type Tokens } from '../tokens.js';
 import { contractProblem, type Guarded } from './component-calls.js';
@@ -115,7 +115,9 @@ export async function judge(
   // A large original nobody holds the bytes of is hashed (and stashed) a slice at a time.
   const bytes =
     slot.output.bytes ?? (slot.original.length < SLICED_MIN ? Buffer.from(slot.original, 'utf8') : undefined);
-  const key = keyOf(bytes ?? slot.original);
+  // The session hashed this original already (to key its record): the same bytes, the same key.
+  const key = slot.key ?? keyOf(bytes ?? slot.original);
+  if (slot.key !== undefined && bytes && !slot.output.bytes) knownKey(bytes, slot.key);
   const tag = marker(key) + hint(opts.template, key, expandArgs);
   const text = slotted ? outcome.text.replace(MARKER_SLOT, () => tag) : appendLine(outcome.text, tag);
   return { kind: 'keep', text, key, tag, outcome: kept, bytes };

@@ -45,6 +45,11 @@ export interface Replay {
   pins: ReadonlyMap<string, Pin>;
   /** Held-back rewrites of pinned outputs apply once they save this many tokens together. */
   flushTokens: number;
+  /**
+   * keyOf of each output's original, by its index in the transcript's outputs, where the session
+   * hashed it this run (it keys its record by them): a marker then needs no second hash of it.
+   */
+  keyAt?: readonly (string | undefined)[];
 }
 
 export interface PipelineResult {

@@ -64,11 +64,15 @@ export type { Pin } from './slots.js';
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise<PipelineResult> {
-  const run = startRun(t, opts);
-  await settleUnderFloor(run.slots, moverFloor(opts.stages), opts.tokens);
-  for (const stage of opts.stages) await runStage(run, stage);
-  await flushHeld(run);
-  return resultOf(run);
+  try {
+    const run = startRun(t, opts);
+    await settleUnderFloor(run.slots, moverFloor(opts.stages), opts.tokens);
+    for (const stage of opts.stages) await runStage(run, stage);
+    await flushHeld(run);
+    return resultOf(run);
+  } finally {
+    opts.tokens.endRun?.();
+  }
 }
 
 function startRun(t: Transcript, opts: PipelineOptions): Run {
@@ -90,7 +94,7 @@ function startRun(t: Transcript, opts: PipelineOptions): Run {
   return {
     opts,
     t,
-    slots: openSlots(t.outputs, opts.replay?.pins),
+    slots: openSlots(t.outputs, opts.replay?.pins, opts.replay?.keyAt),
     gates: gatesFor(t.outputs),
     held: [],
     edits: [],

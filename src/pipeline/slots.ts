@@ -35,6 +35,8 @@ export interface Slot {
   gone: boolean;
   /** Pinned and under every mover's floor: no stage of this run can change it (settled.ts). */
   underFloor?: boolean;
+  /** keyOf of its original, when the session had it (Replay.keyAt). */
+  readonly key?: string;
   /**
    * The marker and hint a declarative filter's rewrite of this run put in `current`, for this
    * output's original: a later lossy stage of the same run sees the text without it and may shorten
@@ -70,6 +72,7 @@ class OpenSlot implements Slot {
     readonly pinned: boolean,
     public final: boolean,
     readonly pin: Pin | undefined,
+    readonly key: string | undefined,
   ) {}
   get original(): string {
     return this.output.text;
@@ -79,10 +82,13 @@ class OpenSlot implements Slot {
 export function openSlots(
   outputs: readonly ToolOutput[],
   pins: ReadonlyMap<string, Pin> | undefined,
+  keyAt?: readonly (string | undefined)[],
 ): Slot[] {
-  return outputs.map((o): Slot => {
+  // Keys by index only where they are the outputs' own (one per output).
+  const keys = keyAt?.length === outputs.length ? keyAt : undefined;
+  return outputs.map((o, i): Slot => {
     const pin = pins?.get(o.id);
     const current = pin && alwaysVerbatim(o) === undefined ? pin.text : o.text;
-    return new OpenSlot(o, current, !!pin, !!pin?.final, pin);
+    return new OpenSlot(o, current, !!pin, !!pin?.final, pin, keys?.[i]);
   });
 }

@@ -136,12 +136,16 @@ export async function openSession(
   // record is the same object until save (only saving changes it), so what is found now holds then.
   const hashAt: string[] = new Array(outputs.length);
   const entryAt: (RecordEntry | undefined)[] = new Array(outputs.length);
+  // The keys hashed here from the outputs themselves, by index, for the markers of this run (one the
+  // caller gave is for the record only: it may have come by an id two outputs share).
+  const keyAt: (string | undefined)[] = new Array(outputs.length);
   for (let i = 0; i < outputs.length; i++) {
     const o = outputs[i]!;
     let h = opts.hashOf?.(o);
     if (h === undefined) {
       h = keyOf(o.bytes ?? o.text);
       hashes.set(o.id, h);
+      keyAt[i] = h;
     }
     hashAt[i] = h;
     const e = record.outputs.get(o.id);
@@ -161,7 +165,12 @@ export async function openSession(
     label: identity.label,
     hashes,
     sentText: (outputId) => (kept?.record ?? record).outputs.get(outputId)?.t,
-    replay: { pins, flushTokens: batchFor(stages, opts.flushTokens ?? DEFAULT_FLUSH_TOKENS) },
+    replay: {
+      pins,
+      flushTokens: batchFor(stages, opts.flushTokens ?? DEFAULT_FLUSH_TOKENS),
+      // By index, never by id: two outputs may share an id and not their text.
+      ...(conversation ? { keyAt } : {}),
+    },
     memo: {
       get: (k) => memoSet.get(k) ?? record.memo?.get(k),
       set: (k, v) => {

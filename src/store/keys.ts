@@ -39,6 +39,15 @@ export function keyOf(data: string | Uint8Array): string {
 }
 
 /**
+ * Records the key of bytes made from an original whose key is known (the session hashed the same
+ * text): the store's put of those bytes then does not hash them again. Only for bytes that are
+ * exactly that original's UTF-8.
+ */
+export function knownKey(bytes: Uint8Array, key: string): void {
+  byBuffer.set(bytes, key);
+}
+
+/**
  * Originals of at least this many UTF-16 units are hashed and stashed a slice at a time
  * (src/utf8-slices.ts), never as one more copy of their bytes: the pipeline and the disk store
  * both take this path for a large text whose bytes nobody holds.

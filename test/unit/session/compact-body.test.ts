@@ -90,6 +90,49 @@ describe('compactBody with the memory of the last turn', () => {
     expect(carried).toBe(ends.length - 1);
   });
 
+  it('gives every marker its own original, also where two tool results answer the same tool_use_id', async () => {
+    const store = new MemoryStore();
+    const dir = mkdtempSync(join(tmpdir(), 'cg-body-dup-keys-'));
+    const body = agentSession(60, { session: 'efefefef-2222-4333-8444-555555555555' });
+    const results = body.messages.flatMap((m) =>
+      Array.isArray(m.content) ? (m.content as Block[]).filter((b) => b.type === 'tool_result') : [],
+    );
+    const calls = body.messages.flatMap((m) =>
+      Array.isArray(m.content) ? (m.content as Block[]).filter((b) => b.type === 'tool_use') : [],
+    );
+    // Pairs of outputs sharing an id, each pair with different texts, all large and old enough to
+    // be masked (so each gets a marker).
+    const large = results
+      .map((r, i) => [i, String(r.content).length] as const)
+      .filter(([i, n]) => i < 40 && n > 1500)
+      .map(([i]) => i);
+    expect(large.length).toBeGreaterThanOrEqual(6);
+    for (let k = 0; k + 1 < 6; k += 2) {
+      const [a, b] = [large[k]!, large[k + 1]!];
+      calls[b]!.id = calls[a]!.id;
+      results[b]!.tool_use_id = results[a]!.tool_use_id;
+    }
+    const shared = new Set(large.slice(0, 6));
+    let sharedMarkers = 0;
+    for (const turns of [undefined, new TurnMemory()]) {
+      const out = await compact(Buffer.from(JSON.stringify(body)), dir, store, turns);
+      const sent = JSON.parse(out.body.toString()) as Body;
+      const sentResults = sent.messages.flatMap((m) =>
+        Array.isArray(m.content) ? (m.content as Block[]).filter((b) => b.type === 'tool_result') : [],
+      );
+      let markers = 0;
+      for (const [i, r] of sentResults.entries()) {
+        for (const [, key] of String(r.content).matchAll(/<<cg:([0-9a-f]{16})>>/g)) {
+          expect((await store.get(key!))?.toString('utf8')).toBe(String(results[i]!.content));
+          markers++;
+          if (shared.has(i)) sharedMarkers++;
+        }
+      }
+      expect(markers).toBeGreaterThan(20);
+    }
+    expect(sharedMarkers).toBe(12);
+  });
+
   it('compacts a body that is not valid UTF-8 the way a full read of its text does', async () => {
     const bytes = Buffer.from(
       JSON.stringify(agentSession(30, { session: 'dddddddd-2222-4333-8444-555555555555' })),
