@@ -60,6 +60,11 @@ export interface Tokens {
   readonly exactCounts: number;
   /** The exact count already made of text, if one was (never counts: for stats, after a run). */
   known(text: string): number | undefined;
+  /**
+   * A run is over: what was remembered for it alone (how many pieces the texts it scanned have at
+   * least) is let go of, so a long-lived counter keeps no run's originals alive by it.
+   */
+  endRun?(): void;
 }
 
 const loaded = new Map<TokenizerName, Promise<ExactCounter>>();
@@ -149,6 +154,12 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
   const bounded = new Map<string, PieceBounds>();
   /** Large texts known to have at least this many pieces (a scan that stopped once it had them). */
   const piecesSeen = new Map<string, number>();
+  /**
+   * The same for the smaller texts of the run under way: a component asks whether an output has
+   * more than min_tokens pieces, and the never-worse gate then asks again, for each of a first
+   * sight's 17,000 outputs (src/pipeline/never-worse.ts). Emptied when the run ends (endRun).
+   */
+  const runSeen = new Map<string, number>();
   let exact = 0;
   const count = async (text: string): Promise<number> => {
     if (text.length === 0) return 0;
@@ -175,13 +186,14 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
   const scanPiecesAbove = async (text: string, n: number): Promise<boolean> => {
     if (text.length <= n) return false;
     // The pipeline asks again what a component just asked (toon's check, then never-worse).
-    const seen = piecesSeen.get(text);
+    const large = text.length > BOUNDS_MAX_CHARS;
+    const seen = (large ? piecesSeen : runSeen).get(text);
     if (seen !== undefined && seen > n) return true;
     const scanner = await loadScanner(name);
     let pieces = 0;
     for (let i = 0; i < text.length; i = scanner.end(text, i))
       if (++pieces > n) {
-        if (text.length > BOUNDS_MAX_CHARS) piecesSeen.set(text, pieces);
+        (large ? piecesSeen : runSeen).set(text, pieces);
         return true;
       }
     return false;
@@ -208,6 +220,7 @@ export function createTokens(name: TokenizerName = 'o200k'): Tokens {
       return exact;
     },
     known: (text) => (text.length === 0 ? 0 : cache.get(text)),
+    endRun: () => runSeen.clear(),
     async exceeds(text, limit) {
       const bytes = byteLength(text);
       if (bytes <= limit) return false;

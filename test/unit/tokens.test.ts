@@ -56,6 +56,28 @@ describe('tokens', () => {
     expect(await t.fewer(json, table)).toBe(false);
   });
 
+  it('answers piecesAbove the same whether a run asked before or ended in between (a scan remembered for the run)', async () => {
+    const rand = seededRandom(5);
+    const words = ['alpha', ' beta', '\n', '  ', '42', 'ünï', '{"a":1}', '\t', 'x'];
+    const texts = Array.from({ length: 60 }, () =>
+      Array.from(
+        { length: 1 + Math.floor(rand() * 400) },
+        () => words[Math.floor(rand() * words.length)],
+      ).join(''),
+    );
+    const fresh = async (text: string, n: number) => createTokens('o200k').piecesAbove(text, n);
+    const t = createTokens('o200k');
+    for (const [i, text] of texts.entries()) {
+      const pieces = await createTokens('o200k').atLeast(text);
+      for (const n of [0, 1, pieces - 1, pieces, Math.floor(pieces / 2), pieces + 3]) {
+        if (n < 0) continue;
+        expect(await t.piecesAbove(text, n)).toBe(await fresh(text, n));
+        expect(await t.piecesAbove(text, n)).toBe(pieces > n);
+      }
+      if (i % 7 === 0) t.endRun!();
+    }
+  });
+
   it('says whether parts joined have more pieces than n, one piece less per join, without the whole text', async () => {
     const t = createTokens('o200k');
     const whole = 'alpha beta gamma delta';
