@@ -18,7 +18,7 @@ import { sessionIdentity } from './id.js';
 import { currentRecord, detach, type KeptRecord, saveKept } from './kept-record.js';
 import { sessionsDir } from './location.js';
 import type { SessionMemo } from './memo.js';
-import { loadRecord, type RecordEntry, recordPath, type SessionRecord, saveRecord } from './record.js';
+import { loadRecord, type RecordEntry, recordEntry, recordPath, type SessionRecord, saveRecord } from './record.js';
 
 /** Held-back rewrites apply once they save this many tokens, when no stage sets its own batch. */
 export const DEFAULT_FLUSH_TOKENS = 10_000;
@@ -194,11 +194,9 @@ export async function openSession(
           // changes only by becoming final (mergeEntry).
           if (was && was.h === h && (was.f === 1 || !final)) continue;
         }
-        const e: RecordEntry = { h };
         const sent = rewrites.get(o.id);
-        if (sent !== undefined && sent !== o.text) e.t = kept ? detach(sent) : sent;
-        if (final) e.f = 1;
-        ours.outputs.set(kept ? detach(o.id) : o.id, e);
+        const t = sent !== undefined && sent !== o.text ? (kept ? detach(sent) : sent) : undefined;
+        ours.outputs.set(kept ? detach(o.id) : o.id, recordEntry(h, t, final));
       }
       if (kept) {
         if (memoSet.size > 0)

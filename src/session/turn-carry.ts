@@ -52,9 +52,27 @@ function flat(s: string): string {
   return s.length < 13 ? s : detach(s);
 }
 
+/**
+ * Names a session repeats on every message or output (roles, tool names), one string each: read
+ * from a body, every occurrence is a string of its own — 60,000 in a 20 k session, for every
+ * collection to mark, where a handful would do. Bounded, so names never seen again cost little.
+ */
+const NAMES = new Map<string, string>();
+const NAMES_LIMIT = 1024;
+const NAME_CHARS = 64;
+
+function named(s: string): string {
+  if (s.length > NAME_CHARS) return flat(s);
+  const known = NAMES.get(s);
+  if (known !== undefined) return known;
+  const copy = flat(s);
+  if (NAMES.size < NAMES_LIMIT) NAMES.set(copy, copy);
+  return copy;
+}
+
 function factsOf(o: ToolOutput, messageIndex: number): OutputFacts {
   const f: OutputFacts = { id: flat(o.id), rewritable: o.rewritable, isError: o.isError, messageIndex };
-  if (o.toolName !== undefined) f.toolName = flat(o.toolName);
+  if (o.toolName !== undefined) f.toolName = named(o.toolName);
   if (o.command !== undefined) f.command = flat(o.command);
   if (o.path !== undefined) f.path = flat(o.path);
   return f;
@@ -85,7 +103,7 @@ function carryView(
   source: BodySource,
   format: Placed['format'],
 ): CarriedView {
-  const base: MessageView = { role: flat(view.role), text: '' };
+  const base: MessageView = { role: named(view.role), text: '' };
   // The view shares one object per kind of last block (carried.ts), with a type of its own.
   if (view.lastBlock) base.lastBlock = view.lastBlock;
   if (view.boundToPrevious) base.boundToPrevious = true;
