@@ -18,7 +18,14 @@ import { sessionIdentity } from './id.js';
 import { currentRecord, detach, type KeptRecord, saveKept } from './kept-record.js';
 import { sessionsDir } from './location.js';
 import type { SessionMemo } from './memo.js';
-import { loadRecord, type RecordEntry, recordEntry, recordPath, type SessionRecord, saveRecord } from './record.js';
+import {
+  loadRecord,
+  type RecordEntry,
+  recordEntry,
+  recordPath,
+  type SessionRecord,
+  saveRecord,
+} from './record.js';
 
 /** Held-back rewrites apply once they save this many tokens, when no stage sets its own batch. */
 export const DEFAULT_FLUSH_TOKENS = 10_000;
