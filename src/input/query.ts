@@ -12,20 +12,33 @@ const MAX_PART_CHARS = 4000;
 
 export function transcriptQuery(t: Pick<Transcript, 'format' | 'messages' | 'outputs'>): string | undefined {
   if (t.format === 'text') return undefined;
-  const carriers = new Set(t.outputs.map((o) => o.messageIndex));
-  const userTurns: number[] = [];
-  let assistant: number | undefined;
-  t.messages.forEach((m, i) => {
-    if (m.role === 'user' && !carriers.has(i) && m.text.trim() !== '') userTurns.push(i);
-    if (m.role === 'assistant' && m.text.trim() !== '') assistant = i;
-  });
+  const { messages } = t;
+  // Found from each end, so a long session's text is read for a few messages, not all of them (a
+  // carried message reads its text from the body when asked, src/session/carried.ts).
+  const carries = new Uint8Array(messages.length);
+  for (const o of t.outputs)
+    if (o.messageIndex >= 0 && o.messageIndex < messages.length) carries[o.messageIndex] = 1;
+  const userTurn = (i: number) => {
+    const m = messages[i]!;
+    return m.role === 'user' && carries[i] === 0 && m.text.trim() !== '';
+  };
+  const assistantTurn = (i: number) => {
+    const m = messages[i]!;
+    return m.role === 'assistant' && m.text.trim() !== '';
+  };
   const picked = new Set<number>();
-  if (userTurns.length > 0) {
-    picked.add(userTurns[0]!);
-    picked.add(userTurns[userTurns.length - 1]!);
+  let first = 0;
+  while (first < messages.length && !userTurn(first)) first++;
+  if (first < messages.length) {
+    picked.add(first);
+    let last = messages.length - 1;
+    while (!userTurn(last)) last--;
+    picked.add(last);
   }
-  if (assistant !== undefined) picked.add(assistant);
-  const parts = [...picked].sort((a, b) => a - b).map((i) => t.messages[i]!.text.slice(0, MAX_PART_CHARS));
+  let assistant = messages.length - 1;
+  while (assistant >= 0 && !assistantTurn(assistant)) assistant--;
+  if (assistant >= 0) picked.add(assistant);
+  const parts = [...picked].sort((a, b) => a - b).map((i) => messages[i]!.text.slice(0, MAX_PART_CHARS));
   const query = parts.join('\n').trim();
   return query === '' ? undefined : query;
 }
