@@ -34,6 +34,11 @@ export type Outcome =
       /** Extra arguments for the expand hint, e.g. "--lines 120-" for a tail cut. */
       expandArgs?: string;
       /**
+       * The rewrite is shaped to be read as it is (a grouping filter's headers and lists):
+       * no later lossy stage of the run may shorten it, even a declarative filter's.
+       */
+      final?: true;
+      /**
        * For loss 'none': the check that proves the rewrite says the same as its input. The pipeline
        * runs it and reverts what it cannot prove; a lossless rewrite without one is reverted.
        */

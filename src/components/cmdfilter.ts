@@ -7,6 +7,12 @@
  * On a large tool error it runs too (usesFilters): the pipeline then hands it only the filters whose
  * inline tests prove they keep every failure line, and checks the rewrite kept them all.
  *
+ * A filter that grouped lines gives a final rewrite: its headers and joined lists (every file of a
+ * grep, every directory of a find, every location of a tsc error) must reach the reader, and the
+ * fold after it would fold the headers themselves and cut the lists mid-line; such a filter bounds
+ * itself with group_max_chars. Any other filter's rewrite may still be shortened by fold or
+ * collapse under the same marker, since a filter is written for the usual output.
+ *
  * A tail cut (the filter kept lines 1..k untouched and dropped the rest) gets a hint naming the cut,
  * `cg expand KEY --lines k+1-`, with the marker on the omission line; any other loss gets the plain
  * hint on a line of its own. An unchanged output is skipped.
@@ -63,12 +69,15 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
         note: `filter ${filter.name}: kept lines 1-${kept}, cut the rest`,
       };
     }
-    return {
-      kind: 'rewrite',
-      text: withSlotOnOmission(r.text, false),
-      loss: 'whole',
-      note: `filter ${filter.name}: ${countLines(o.text)} → ${countLines(r.text)} lines`,
-    };
+    const cap =
+      r.itemCap === undefined
+        ? ''
+        : `, at most ${r.itemCap} item${r.itemCap === 1 ? '' : 's'} a group to fit group_max_chars`;
+    const note = `filter ${filter.name}: ${countLines(o.text)} → ${countLines(r.text)} lines${cap}`;
+    const text = withSlotOnOmission(r.text, false);
+    return r.grouped
+      ? { kind: 'rewrite', text, loss: 'whole', note, final: true }
+      : { kind: 'rewrite', text, loss: 'whole', note };
   },
 };
 

@@ -206,9 +206,18 @@ interface Gathered {
  * of at least minCount lines is written where its first line was — its header, then its items —
  * and its other lines go. Smaller groups, lines no rule matches and lines followed by their
  * continuation (`continued`) stay where they are.
+ *
+ * maxChars (the filter's group_max_chars): when the result would be longer than that many UTF-16
+ * units, line ends counted, every group shows fewer items — the same cap for all, the largest that
+ * fits, down to none (a header alone) — so what is cut is items, never a header. `capped` is the
+ * cap it took (undefined: the groups' own max_items fitted, or nothing was grouped).
  */
-export function groupLines(doc: Doc, rules: readonly GroupRule[]): Doc {
-  if (rules.length === 0) return doc;
+export function groupLines(
+  doc: Doc,
+  rules: readonly GroupRule[],
+  maxChars?: number,
+): { doc: Doc; grouped: boolean; capped?: number } {
+  if (rules.length === 0) return { doc, grouped: false };
   const groups = new Map<string, Gathered>();
   const memberOf: (Gathered | undefined)[] = [];
   doc.lines.forEach((l, i) => {
@@ -230,36 +239,92 @@ export function groupLines(doc: Doc, rules: readonly GroupRule[]): Doc {
     g.members.push(l);
     memberOf.push(g);
   });
-  let changed = false;
-  const out: Line[] = [];
-  const written_ = new Set<Gathered>();
+  // The output in order: a kept line, or a group (once, where its first line was).
+  const layout: (Line | Drafted)[] = [];
+  const drafted = new Map<Gathered, Drafted>();
   doc.lines.forEach((l, i) => {
     const g = memberOf[i];
     if (!g || g.members.length < g.rule.minCount) {
-      out.push(l);
+      layout.push(l);
       return;
     }
-    changed = true;
-    if (written_.has(g)) return;
-    written_.add(g);
-    out.push(...renderGroup(g, doc));
+    if (drafted.has(g)) return;
+    const d = draft(g);
+    drafted.set(g, d);
+    layout.push(d);
   });
-  return changed ? { ...doc, lines: out } : doc;
+  if (drafted.size === 0) return { doc, grouped: false };
+  const capped = maxChars === undefined ? undefined : fittingCap(layout, maxChars);
+  const cap = capped ?? Number.POSITIVE_INFINITY;
+  const out: Line[] = [];
+  for (const x of layout) {
+    if ('src' in x) out.push(x);
+    else for (const t of render(x, cap)) out.push(written(t, doc));
+  }
+  return capped === undefined
+    ? { doc: { ...doc, lines: out }, grouped: true }
+    : { doc: { ...doc, lines: out }, grouped: true, capped };
 }
 
-function renderGroup(g: Gathered, doc: Doc): Line[] {
+/** A group with its header and the items max_items lets it show, written out once. */
+interface Drafted {
+  rule: GroupRule;
+  header: string;
+  items: string[];
+  size: number;
+}
+
+function draft(g: Gathered): Drafted {
   const { rule, members } = g;
-  const first = members[0]!;
-  const header = rule.matches.expand(first.text, rule.header.replaceAll('$<count>', String(members.length)));
+  const header = rule.matches.expand(
+    members[0]!.text,
+    rule.header.replaceAll('$<count>', String(members.length)),
+  );
   const shown = rule.maxItems === undefined ? members : members.slice(0, rule.maxItems);
   const items = shown.map((m) => (rule.item === undefined ? m.text : rule.matches.expand(m.text, rule.item)));
-  const more = members.length - shown.length;
+  return { rule, header, items, size: members.length };
+}
+
+/** The group's lines with at most cap items. A header that states the count needs no `+N more` alone. */
+function render(d: Drafted, cap: number): string[] {
+  const { rule, header } = d;
+  const items = cap < d.items.length ? d.items.slice(0, cap) : d.items;
+  const more = d.size - items.length;
+  const alone = items.length === 0 && rule.header.includes('$<count>');
   if (rule.join !== undefined) {
+    if (alone) return [header.trimEnd()];
     const list =
       items.join(rule.join) + (more > 0 ? `${items.length > 0 ? rule.join : ''}… +${more} more` : '');
-    return [written(header + list, doc)];
+    return [header + list];
   }
-  const lines = [written(header, doc), ...items.map((t) => written(t, doc))];
-  if (more > 0) lines.push(written(`  … +${more} more`, doc));
+  const lines = [header, ...items];
+  if (more > 0 && !alone) lines.push(`  … +${more} more`);
   return lines;
+}
+
+/**
+ * The largest cap on items per group with which the layout is at most maxChars (line ends counted
+ * as one), or 0 when none fits; undefined when the groups' own max_items already fit. Found by
+ * bisection: the length grows with the cap (an item in place of a `+1 more` line aside).
+ */
+function fittingCap(layout: readonly (Line | Drafted)[], maxChars: number): number | undefined {
+  let most = 0;
+  for (const x of layout) if (!('src' in x) && x.items.length > most) most = x.items.length;
+  const length = (cap: number) => {
+    let n = 0;
+    for (const x of layout) {
+      if ('src' in x) n += x.text.length + 1;
+      else for (const t of render(x, cap)) n += t.length + 1;
+    }
+    return n;
+  };
+  if (length(most) <= maxChars) return undefined;
+  let lo = 0;
+  let hi = most - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (length(mid) <= maxChars) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

@@ -144,8 +144,14 @@ function sectionStages(spec: FilterSpec, site: Site, start: Doc): Doc {
   return doc;
 }
 
+/** What group_lines did: wrote at least one group, at most `capped` items each (group_max_chars). */
+interface Grouping {
+  grouped: boolean;
+  capped?: number;
+}
+
 /** Stages 7 and 8: limit_runs, group_lines (each only when set). */
-function runStages(spec: FilterSpec, site: Site, start: Doc): Doc {
+function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; grouping?: Grouping } {
   let doc = start;
   const m = (pattern: string, field: string) => lineMatcher(pattern, site, field);
   if (spec.limit_runs.length > 0) {
@@ -168,9 +174,11 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): Doc {
       if (g.continued !== undefined) rule.continued = m(g.continued, `group_lines[${i}].continued`);
       return rule;
     });
-    doc = groupLines(doc, rules);
+    const g = groupLines(doc, rules, spec.group_max_chars);
+    const { grouped } = g;
+    return { doc: g.doc, grouping: g.capped === undefined ? { grouped } : { grouped, capped: g.capped } };
   }
-  return doc;
+  return { doc };
 }
 
 /** The 12 stages in order (see types.ts); a match_output hit short-circuits everything after it. */
@@ -215,12 +223,18 @@ function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
     const res = list.flatMap((p, i) => (mayMatch(p, blob) ? [compileRegex(p, site(`${field}[${i}]`))] : []));
     doc = filterLines(doc, (line) => res.some((re) => re.test(line)), spec.keep_lines_matching !== undefined);
   }
-  doc = runStages(spec, site, doc);
+  const staged = runStages(spec, site, doc);
+  doc = staged.doc;
   if (spec.truncate_lines_at !== undefined) doc = truncateLines(doc, spec.truncate_lines_at);
   if (spec.head_lines !== undefined || spec.tail_lines !== undefined) {
     doc = headTail(doc, spec.head_lines, spec.tail_lines);
   }
   if (spec.max_lines !== undefined) doc = maxLines(doc, spec.max_lines);
   if (spec.on_empty !== undefined) doc = onEmpty(doc, spec.on_empty);
-  return classify(input, total, doc);
+  const result = classify(input, total, doc);
+  if (staged.grouping?.grouped && result.loss !== 'none') {
+    result.grouped = true;
+    if (staged.grouping.capped !== undefined) result.itemCap = staged.grouping.capped;
+  }
+  return result;
 }

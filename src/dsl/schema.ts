@@ -116,6 +116,8 @@ const FILTER = fields({
   dedupe_blocks: BLOCKS.optional(),
   limit_runs: list(RUN),
   group_lines: list(GROUP),
+  /** The grouped text's budget in characters: items per group are cut to fit, never headers. */
+  group_max_chars: integer({ min: 1, max: MAX }).optional(),
   strip_lines_matching: regexes.optional(),
   keep_lines_matching: regexes.optional(),
   truncate_lines_at: integer({ min: 4, max: MAX }).optional(),
@@ -131,6 +133,8 @@ const FILTER = fields({
       'strip_lines_matching and keep_lines_matching cannot both be set (use one)',
     );
   }
+  if (f.group_max_chars !== undefined && f.group_lines.length === 0)
+    throw new ConfigError(`${path}.group_max_chars`, 'needs group_lines (it is their budget)');
   return f;
 });
 export type FilterSpec = { name: string } & ConfigOf<typeof FILTER>;

@@ -61,6 +61,10 @@
  *     it. key, header and item are replacements as in `replace`, applied to the line (header: to the
  *     group's first line); `$<count>` in the header is the group's size. Smaller groups stay as they are,
  *     and so does a line whose next line `continued` matches (it stays with its continuation).
+ *     group_max_chars C (filter level): when the grouped text would be longer than C characters,
+ *     every group shows fewer items — one cap for all, the largest that fits, down to the header
+ *     alone (then without `… +N more` when the header gives `$<count>`); headers are never cut.
+ *     A rewrite that grouped lines is final for the run: no later stage (fold, collapse) shortens it.
  *   - truncate_lines_at N (≥ 4): a line longer than N characters (code points) becomes its first
  *     N-3 characters + "...", so exactly N.
  *   - head_lines H / tail_lines T: when there are more than H+T lines, the first H and last T stay
@@ -89,6 +93,14 @@ export interface FilterResult {
   loss: Loss;
   /** For loss 'tail': the 1-based number (in the input) of the first dropped line. */
   tailFrom?: number;
+  /**
+   * The filter grouped lines: its headers and joined item lists are the output's outline (every
+   * file of a grep, every location of a tsc error), so no later stage may shorten it — fold would
+   * fold the headers themselves and cut the lists in the middle. group_max_chars is its budget.
+   */
+  grouped?: true;
+  /** To fit group_max_chars, each group showed at most this many items. */
+  itemCap?: number;
 }
 
 export interface FilterTest {

@@ -60,9 +60,15 @@ async function commit(
   const bytesIn = byteLength(before);
   slot.current = kept.text;
   // A declarative filter is written for the usual output and cannot bound every one, so what it
-  // kept may still be shortened by the later stages (fold, collapse) under the same marker. What
-  // any other component kept is final for this run.
-  if (kept.tag !== undefined && component.scope === 'output' && component.usesFilters === true)
+  // kept may still be shortened by the later stages (fold, collapse) under the same marker — unless
+  // it says its rewrite is final (a filter that grouped lines). What any other component kept is
+  // final for this run.
+  if (
+    kept.tag !== undefined &&
+    kept.outcome.final !== true &&
+    component.scope === 'output' &&
+    component.usesFilters === true
+  )
     slot.tag = kept.tag;
   else delete slot.tag;
   if (component.scope === 'transcript' && kept.outcome.loss !== 'none') slot.final = true;

@@ -54,6 +54,49 @@ describe('cg on a pipe', () => {
     expect(cg(args, { input: r.out, storeDir: store }).out).toBe(r.out);
   });
 
+  it("names every file of a long grep: a grouping filter's headers are not folded again", () => {
+    const store = tempDir();
+    // 100 files of 6 hits: grouped at 5 hits a file that is far over fold's budget, yet every file
+    // must stay named (fold would fold the headers into `[×N] {a|b|+K}`).
+    const files = Array.from({ length: 100 }, (_, i) => `src/module_${i}/handler_${i}.ts`);
+    const input = files
+      .flatMap((f, i) => [3, 9, 14, 20, 31, 40].map((n) => `${f}:${n}:  return compute(${i}, ${n});`))
+      .join('\n');
+    const args = ['--command', 'grep -rn return src', '-v'];
+    const r = cg(args, { input: `${input}\n`, storeDir: store });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /\[cmdfilter\] stdin: rewrote .*filter grep: 600 → 500 lines, at most 3 items a group/,
+    );
+    expect(r.stderr).not.toMatch(/\[fold\] stdin: rewrote/);
+    for (const f of files) expect(r.out).toContain(`${f} (6 hits):`);
+    expect(r.out.length).toBeLessThan(input.length / 2);
+    const keys = keysIn(r.out);
+    expect(keys).toHaveLength(1);
+    expect(cg(['expand', keys[0]!], { storeDir: store }).out).toBe(`${input}\n`);
+    expect(cg(args, { input: r.out, storeDir: store }).out).toBe(r.out);
+  });
+
+  it("keeps every location of a long tsc run: a grouped error's list is not cut by fold", () => {
+    const store = tempDir();
+    // 400 errors of four kinds, as tsc 5 prints them: grouped, the lists are lines over fold's
+    // max_line_chars, which fold would cut in the middle.
+    const messages = [
+      "error TS2322: Type 'string' is not assignable to type 'number'.",
+      "error TS2304: Cannot find name 'undefinedName'.",
+      'error TS2554: Expected 1 arguments, but got 2.',
+      "error TS2362: The left-hand side of an arithmetic operation must be of type 'any', 'number', 'bigint' or an enum type.",
+    ];
+    const locations = Array.from({ length: 400 }, (_, i) => `src/a.ts(${i + 1},${7 + (i % 4) * 9})`);
+    const input = `${locations.map((l, i) => `${l}: ${messages[i % 4]}`).join('\n')}\n`;
+    const r = cg(['--command', 'npx tsc --noEmit', '-v'], { input, storeDir: store });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\[cmdfilter\] stdin: rewrote .*filter tsc: 400 → 4 lines/);
+    expect(r.stderr).not.toMatch(/\[fold\] stdin: rewrote/);
+    for (const l of locations) expect(r.out).toContain(l);
+    expect(cg(['expand', keysIn(r.out)[0]!], { storeDir: store }).out).toBe(input);
+  });
+
   it('is idempotent: cg on its own output changes nothing', () => {
     const store = tempDir();
     const once = cg([], { input: seq(50_000), storeDir: store });

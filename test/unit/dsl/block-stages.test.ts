@@ -139,6 +139,7 @@ describe('group_lines', () => {
     expect(f.run(input)).toEqual({
       text: 'a.ts (3 hits)\n  1:x\n  7:z\n  … +1 more\nb.ts:4:y\nc.ts:2:only\nBinary file d matches\n',
       loss: 'whole',
+      grouped: true,
     });
   });
 
@@ -173,6 +174,94 @@ describe('group_lines', () => {
     expect(() => validateDocument(doc({ pattern: 'x', header: 'h', items: 3 }), 'f.yaml')).toThrow(
       /group_lines\[0\]\.items: unknown field/,
     );
+  });
+});
+
+describe('group_lines within group_max_chars', () => {
+  const grep = (max: number) => ({
+    group_lines: [
+      { pattern: '^([^:]+):(\\d+[:-].*)$', header: '$1 ($<count> hits)', item: '  $2', max_items: 3 },
+    ],
+    group_max_chars: max,
+  });
+  // Three files of four hits, one of two, and a line no rule groups.
+  const input = [
+    ...['a.ts', 'b.ts', 'c.ts'].flatMap((f) => [1, 2, 3, 4].map((n) => `${f}:${n}:hit ${n} in ${f}`)),
+    'd.ts:1:one',
+    'd.ts:2:two',
+    'Binary file e matches',
+    '',
+  ].join('\n');
+
+  it('leaves the groups as max_items makes them when they fit, and says the rewrite grouped lines', async () => {
+    const r = (await filterOf(grep(10_000))).run(input);
+    expect(r.text).toContain(
+      'a.ts (4 hits)\n  1:hit 1 in a.ts\n  2:hit 2 in a.ts\n  3:hit 3 in a.ts\n  … +1 more\n',
+    );
+    expect(r).toMatchObject({ loss: 'whole', grouped: true });
+    expect(r.itemCap).toBeUndefined();
+  });
+
+  it('shows fewer items a group, the most that fit, and never drops a header', async () => {
+    const full = (await filterOf(grep(10_000))).run(input).text;
+    const r = (await filterOf(grep(full.length - 1))).run(input);
+    expect(r.itemCap).toBe(2);
+    expect(r.text).toBe(
+      [
+        'a.ts (4 hits)',
+        '  1:hit 1 in a.ts',
+        '  2:hit 2 in a.ts',
+        '  … +2 more',
+        'b.ts (4 hits)',
+        '  1:hit 1 in b.ts',
+        '  2:hit 2 in b.ts',
+        '  … +2 more',
+        'c.ts (4 hits)',
+        '  1:hit 1 in c.ts',
+        '  2:hit 2 in c.ts',
+        '  … +2 more',
+        'd.ts (2 hits)',
+        '  1:one',
+        '  2:two',
+        'Binary file e matches',
+        '',
+      ].join('\n'),
+    );
+    expect(r.text.length).toBeLessThanOrEqual(full.length - 1);
+  });
+
+  it('keeps every header alone when even one item a group is too many', async () => {
+    const r = (await filterOf(grep(1))).run(input);
+    expect(r.itemCap).toBe(0);
+    // A header that gives the count needs no "… +N more" under it.
+    expect(r.text).toBe(
+      'a.ts (4 hits)\nb.ts (4 hits)\nc.ts (4 hits)\nd.ts (2 hits)\nBinary file e matches\n',
+    );
+  });
+
+  it('cuts joined items too, a header alone without its trailing separator', async () => {
+    const listing = (max: number) =>
+      filterOf({
+        group_lines: [{ pattern: '^(.*/)([^/]+)$', header: '$1 ($<count>): ', item: '$2', join: ' ' }],
+        group_max_chars: max,
+      });
+    const input = 'src/a.ts\nsrc/b.ts\nsrc/c.ts\nsrc/d.ts\nsrc/e.ts\nlib/x.js\nlib/y.js\n';
+    // 55 characters in full; with two items a group, 50.
+    const r = (await listing(50)).run(input);
+    expect(r.text).toBe('src/ (5): a.ts b.ts … +3 more\nlib/ (2): x.js y.js\n');
+    expect(r.itemCap).toBe(2);
+    expect((await listing(20)).run(input).text).toBe('src/ (5):\nlib/ (2):\n');
+  });
+
+  it('does not say so when nothing was grouped', async () => {
+    const r = (await filterOf(grep(1))).run('a.ts:1:x\nb.ts:2:y\n');
+    expect(r.loss).toBe('none');
+    expect(r.grouped).toBeUndefined();
+  });
+
+  it('is refused without group_lines', () => {
+    const doc = { schema_version: 1, filters: { t: { match: '', group_max_chars: 100 } } };
+    expect(() => validateDocument(doc, 'f.yaml')).toThrow(/t\.group_max_chars: needs group_lines/);
   });
 });
 
