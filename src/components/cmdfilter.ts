@@ -7,11 +7,13 @@
  * On a large tool error it runs too (usesFilters): the pipeline then hands it only the filters whose
  * inline tests prove they keep every failure line, and checks the rewrite kept them all.
  *
- * A filter that grouped lines gives a final rewrite: its headers and joined lists (every file of a
- * grep, every directory of a find, every location of a tsc error) must reach the reader, and the
- * fold after it would fold the headers themselves and cut the lists mid-line; such a filter bounds
- * itself with group_max_chars. Any other filter's rewrite may still be shortened by fold or
- * collapse under the same marker, since a filter is written for the usual output.
+ * The rewrite is final for the run — no later stage shortens it — when the filter grouped lines or
+ * kept at most max_tokens (8,000, estimated at 4 bytes a token: about the 30,000 characters Claude
+ * Code's Bash tool shows of an output). A filter knows its output's shape and fold does not: after git-diff it folds
+ * changed lines into `[×N] +…` templates, after grep its file headers, after tsc it cuts location
+ * lists mid-line. A grouping filter bounds itself (group_max_chars); any other filter that kept
+ * more than max_tokens is still shortened by fold or collapse, under the same marker, since a
+ * filter is written for the usual output (ls -lR over node_modules: 300 KB kept).
  *
  * A tail cut (the filter kept lines 1..k untouched and dropped the rest) gets a hint naming the cut,
  * `cg expand KEY --lines k+1-`, with the marker on the omission line; any other loss gets the plain
@@ -32,6 +34,11 @@ const CONFIG = section({
   min_tokens: integer().or(50),
   /** Filter names never to apply (the next matching filter is used instead). */
   disabled: list(string(), 'a list of strings'),
+  /**
+   * A rewrite up to this many tokens (estimated at 4 bytes a token) is final for the run; a longer
+   * one may still be shortened by the later stages (fold, collapse) under the same marker.
+   */
+  max_tokens: integer().or(8000),
 });
 export type CmdfilterConfig = ConfigOf<typeof CONFIG>;
 const BYTES_PER_TOKEN = 4;
@@ -59,15 +66,17 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
     const r = filter.run(o.text);
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
+    const final = r.grouped === true || byteLength(r.text) <= cfg.max_tokens * BYTES_PER_TOKEN;
     if (r.loss === 'tail' && r.tailFrom !== undefined) {
       const kept = r.tailFrom - 1;
-      return {
+      const outcome: Outcome = {
         kind: 'rewrite',
         text: withSlotOnOmission(r.text),
         loss: 'tail',
         expandArgs: `--lines ${r.tailFrom}-`,
         note: `filter ${filter.name}: kept lines 1-${kept}, cut the rest`,
       };
+      return final ? { ...outcome, final } : outcome;
     }
     const cap =
       r.itemCap === undefined
@@ -75,8 +84,8 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
         : `, at most ${r.itemCap} item${r.itemCap === 1 ? '' : 's'} a group to fit group_max_chars`;
     const note = `filter ${filter.name}: ${countLines(o.text)} → ${countLines(r.text)} lines${cap}`;
     const text = withSlotOnOmission(r.text, false);
-    return r.grouped
-      ? { kind: 'rewrite', text, loss: 'whole', note, final: true }
+    return final
+      ? { kind: 'rewrite', text, loss: 'whole', note, final }
       : { kind: 'rewrite', text, loss: 'whole', note };
   },
 };

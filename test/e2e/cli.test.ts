@@ -97,6 +97,28 @@ describe('cg on a pipe', () => {
     expect(cg(['expand', keysIn(r.out)[0]!], { storeDir: store }).out).toBe(input);
   });
 
+  it('keeps every changed line of a git diff the filter kept: fold does not template it', () => {
+    const store = tempDir();
+    // 12 files, a hunk each of 30 added and 10 removed lines: ~14 KB, over fold's 2,000 tokens and
+    // under cmdfilter's max_tokens, so what the git-diff filter kept is final.
+    const file = (f: number) => [
+      `diff --git a/src/m${f}.ts b/src/m${f}.ts`,
+      `index ${'1a2b3c4'}..${'5d6e7f8'} 100644`,
+      `--- a/src/m${f}.ts`,
+      `+++ b/src/m${f}.ts`,
+      `@@ -10,12 +10,32 @@ export function run${f}() {`,
+      '   const start = Date.now();',
+      ...Array.from({ length: 10 }, (_, j) => `-  const old_${f}_${j} = legacy(${j});`),
+      ...Array.from({ length: 30 }, (_, j) => `+  const value_${f}_${j} = compute(${f}, ${j});`),
+      '   return start;',
+    ];
+    const input = `${Array.from({ length: 12 }, (_, f) => file(f).join('\n')).join('\n')}\n`;
+    const r = cg(['--command', 'git diff', '-v'], { input, storeDir: store });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/\[fold\] stdin: rewrote/);
+    for (const line of input.split('\n').filter((l) => /^[-+] /.test(l))) expect(r.out).toContain(line);
+  });
+
   it('is idempotent: cg on its own output changes nothing', () => {
     const store = tempDir();
     const once = cg([], { input: seq(50_000), storeDir: store });

@@ -23,6 +23,10 @@ filters:
   quiet:
     match: '^\\$ quiet'
     head_lines: 100000
+  hits:
+    match: '^\\$ hits'
+    group_lines:
+      - { pattern: '^([^:]+):(\\d+:.*)$', header: '$1 ($<count> hits):', item: '  $2', max_items: 1 }
 `),
 );
 
@@ -114,8 +118,27 @@ describe('cmdfilter', () => {
     });
   });
 
+  it('says its rewrite is final when it kept at most max_tokens or grouped lines', async () => {
+    // lint strips the "ok" lines: 600 of 1,200 lines, ~28 KB kept of ~50 KB.
+    const input = lines(1200, (i) =>
+      i % 2 ? `ok ${i} passed, nothing to report here at all` : `warn ${i}: x`,
+    );
+    const run = (cfg: Record<string, unknown>, text = input, command = 'lint') =>
+      cmdfilter.run(output(text, { command }), cmdfilter.parseConfig(cfg), context({ filters }));
+    expect(await run({})).toMatchObject({ kind: 'rewrite', final: true });
+    const open = await run({ max_tokens: 1000 });
+    expect(open.kind).toBe('rewrite');
+    expect(open).not.toHaveProperty('final');
+    // A tail cut is judged the same way.
+    expect(await run({}, lines(500), 'runtests')).toMatchObject({ loss: 'tail', final: true });
+    expect(await run({ max_tokens: 10 }, lines(500), 'runtests')).not.toHaveProperty('final');
+    // Grouped lines are final at any size.
+    const hits = Array.from({ length: 2000 }, (_, i) => `src/f${i >> 1}.ts:${i}:hit ${i}\n`).join('');
+    expect(await run({ max_tokens: 10 }, hits, 'hits -rn')).toMatchObject({ kind: 'rewrite', final: true });
+  });
+
   it('has a strict config', () => {
-    expect(cmdfilter.parseConfig({})).toEqual({ min_tokens: 50, disabled: [] });
+    expect(cmdfilter.parseConfig({})).toEqual({ min_tokens: 50, disabled: [], max_tokens: 8000 });
     expect(() => cmdfilter.parseConfig({ disabled: 'lint' })).toThrow(/disabled: expected a list of strings/);
     expect(() => cmdfilter.parseConfig({ disabled: ['lint', 3] })).toThrow(
       /^disabled\[1\]: expected a string, got 3$/,
