@@ -10,6 +10,11 @@
  * shell, toon first measured smaller (fold then folds its rows). For raw text, `fold` is the
  * fallback for what no filter claimed and `collapse` catches what fold leaves alone (inputs over
  * its max_bytes).
+ *
+ * In shell, `skeleton` outlines a source file printed by a command (`cat x.java`, `sed -n 1,400p
+ * x.rs` — how Codex reads files) only where fold would otherwise fold it: a file of 2,000 tokens
+ * or more (PRESET_SETTINGS: min_file_tokens), so a file read to be edited stays verbatim as before
+ * and a long one becomes its outline instead of `[×36]   }` templates.
  */
 export const PRESETS = {
   off: [],
@@ -20,10 +25,18 @@ export const PRESETS = {
   mcp: ['format', 'smartcrush', 'toon', 'cacheinject'],
   agent: ['toon', 'format', 'dedup', 'failed_run', 'mask', 'extract', 'cacheinject'],
   summarize: ['summarize'],
-  shell: ['toon', 'format', 'cmdfilter', 'smartcrush', 'fold', 'collapse'],
+  shell: ['toon', 'format', 'skeleton', 'cmdfilter', 'smartcrush', 'fold', 'collapse'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type PresetName = keyof typeof PRESETS;
+
+/**
+ * A preset's own settings for some of its components, over each component's defaults; a config
+ * file's section for that component replaces them (it is parsed over the component's defaults).
+ */
+export const PRESET_SETTINGS: Partial<Record<PresetName, Record<string, Record<string, unknown>>>> = {
+  shell: { skeleton: { min_file_tokens: 2000 } },
+};
 export const PRESET_NAMES = Object.keys(PRESETS) as PresetName[];
 
 /** The preset used when neither flags nor config choose one. */

@@ -36,6 +36,8 @@ const language = string().to((word, path) => {
 const CONFIG = section({
   /** Bodies and values with fewer tokens (tokenizer pieces) than this stay, unless target_ratio needs them. */
   min_tokens: integer().or(80),
+  /** A region (a whole file, a fenced block) of fewer tokens than this stays as it is; 0: none does. */
+  min_file_tokens: integer().or(0),
   /** Languages to outline (names or aliases in config, canonical names once parsed). */
   languages: list(language, 'a list of strings')
     .to((names) => [...new Set(names)])
@@ -64,7 +66,7 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
 
   applies(o, cfg) {
     // A body of min_tokens tokens needs at least that many bytes, and a UTF-16 unit is ≤ 3 bytes.
-    return cfg.languages.length > 0 && o.text.length * 3 >= cfg.min_tokens;
+    return cfg.languages.length > 0 && o.text.length * 3 >= Math.max(cfg.min_tokens, cfg.min_file_tokens);
   },
 
   async run(o, cfg, ctx): Promise<Outcome> {
@@ -96,6 +98,10 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
     const gates: string[] = [];
     const langs = new Set<string>();
     for (const region of enabled) {
+      if (cfg.min_file_tokens > 0 && !(await ctx.tokens.exceeds(region.source, cfg.min_file_tokens - 1))) {
+        gates.push('under min_file_tokens');
+        continue;
+      }
       const result = await outlineRegion(region, {
         minTokens: cfg.min_tokens,
         keepDocstrings: cfg.keep_docstrings,

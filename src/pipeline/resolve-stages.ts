@@ -1,6 +1,7 @@
 /**
  * Turns --components / --preset / the config file into the ordered list of pipeline stages, each
- * with its validated config. Explicit component names must all exist.
+ * with its validated config: the config file's section for it, else its preset's own settings
+ * (PRESET_SETTINGS), else its defaults. Explicit component names must all exist.
  */
 
 import { COMPONENTS, findComponent } from '../components/index.js';
@@ -12,6 +13,7 @@ import {
   DEFAULT_PRESET_FOR_TRANSCRIPT,
   isPreset,
   PRESET_NAMES,
+  PRESET_SETTINGS,
   PRESETS,
 } from '../presets.js';
 import type { Stage } from './run.js';
@@ -33,6 +35,7 @@ export function resolveStages(choice: StageChoice, config: CgConfig, format: Inp
   const notes: string[] = [];
   let names: string[];
   let source: string;
+  let settings: Record<string, Record<string, unknown>> = {};
   if (choice.components !== undefined) {
     names = choice.components
       .split(',')
@@ -53,6 +56,7 @@ export function resolveStages(choice: StageChoice, config: CgConfig, format: Inp
       throw new UsageError(`unknown preset "${preset}" (known: ${PRESET_NAMES.join(', ')})`);
     }
     names = [...PRESETS[preset]];
+    settings = PRESET_SETTINGS[preset] ?? {};
     source = `preset ${preset}`;
   }
   const seen = new Set<string>();
@@ -61,7 +65,11 @@ export function resolveStages(choice: StageChoice, config: CgConfig, format: Inp
     if (seen.has(name)) continue;
     seen.add(name);
     const component = findComponent(name)!;
-    const config_ = Object.hasOwn(config.components, name) ? config.components[name] : component.defaults;
+    const config_ = Object.hasOwn(config.components, name)
+      ? config.components[name]
+      : Object.hasOwn(settings, name)
+        ? component.parseConfig(settings[name])
+        : component.defaults;
     stages.push({ component, config: config_ });
   }
   return { stages, source, notes };

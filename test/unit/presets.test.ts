@@ -44,6 +44,33 @@ describe('presets', () => {
     }
   });
 
+  it('outline in shell a source file a command printed only from 2,000 tokens on, never templating it', async () => {
+    const fn = (i: number) =>
+      [
+        `export function handler${i}(input: Request${i}): Response${i} {`,
+        `  const parsed = parse${i}(input.body, { strict: true, limit: ${i * 10} });`,
+        `  if (!parsed.ok) throw new Error('bad request ${i}: ' + parsed.reason);`,
+        `  return respond${i}(parsed.value, input.headers);`,
+        '}',
+        '',
+      ].join('\n');
+    const code = (n: number) => Array.from({ length: n }, (_, i) => fn(i)).join('\n');
+    const shell = (text: string) =>
+      compactText(text, {
+        preset: 'shell',
+        store: new MemoryStore(),
+        tokens,
+        format: 'text',
+        command: 'cat src/api.ts',
+      });
+    const long = await shell(code(150));
+    expect(long.events.find((e) => e.action === 'rewrite')?.component).toBe('skeleton');
+    for (let i = 0; i < 150; i++) expect(long.output).toContain(`export function handler${i}(`);
+    expect(long.output).not.toMatch(/^\[×\d+\]/m);
+    const short = await shell(code(8));
+    expect(short.changed).toBe(false);
+  });
+
   it.skipIf(!HAS_CORPUS)(
     'make the shell preset smaller with toon on a uniform table of 100 repositories',
     async () => {

@@ -52,6 +52,26 @@ const numbered = (code: string, from = 1) =>
     .map((l, i) => `${String(i + from).padStart(6)}→${l}`)
     .join('\n');
 
+describe('skeleton min_file_tokens', () => {
+  const o = (text: string) => output(text, { command: 'cat app.py' });
+  it('leaves a file under it as it is, and outlines one at or over it', async () => {
+    // PY is well under 1,000 tokens and has bodies over the min_tokens of 20 used here.
+    expect(await run(o(PY), { min_file_tokens: 1000 })).toEqual({
+      kind: 'skip',
+      gate: 'under min_file_tokens',
+    });
+    expect((await run(o(PY), { min_file_tokens: 50 })).kind).toBe('rewrite');
+    expect((await run(o(PY), { min_file_tokens: 0 })).kind).toBe('rewrite');
+  });
+
+  it('is judged per fenced block', async () => {
+    const text = `Two blocks:\n\n\`\`\`python\n${PY}\`\`\`\n\ntiny:\n\n\`\`\`python\nx = 1\n\`\`\`\n`;
+    const r = await run(output(text), { min_file_tokens: 50 });
+    expect(r.kind).toBe('rewrite');
+    if (r.kind === 'rewrite') expect(r.text).toContain('```python\nx = 1\n```');
+  });
+});
+
 describe('skeleton config', () => {
   it('is strict, and reads language aliases as their names', () => {
     expect(skeleton.parseConfig({ languages: ['py', 'golang', 'c++', 'python'] }).languages).toEqual([

@@ -38,6 +38,27 @@ describe('resolveStages', () => {
     );
   });
 
+  it("hands a stage its preset's own settings, which a config section replaces", () => {
+    const skeletonOf = (r: ReturnType<typeof resolveStages>) =>
+      r.stages.find((s) => s.component.name === 'skeleton')?.config as Record<string, unknown>;
+    expect(skeletonOf(resolveStages({}, defaultConfig(), 'text'))).toMatchObject({
+      min_file_tokens: 2000,
+      min_tokens: 80,
+    });
+    // Another preset, or --components, gets the component's defaults.
+    expect(skeletonOf(resolveStages({ preset: 'coding' }, defaultConfig(), 'text'))).toMatchObject({
+      min_file_tokens: 0,
+    });
+    expect(skeletonOf(resolveStages({ components: 'skeleton' }, defaultConfig(), 'text'))).toMatchObject({
+      min_file_tokens: 0,
+    });
+    const cfg = parseConfigObject({ components: { skeleton: { target_ratio: 0.5 } } });
+    expect(skeletonOf(resolveStages({}, cfg, 'text'))).toMatchObject({
+      min_file_tokens: 0,
+      target_ratio: 0.5,
+    });
+  });
+
   it('hands each stage its config from the file, or the defaults', () => {
     const cfg = parseConfigObject({ preset: 'shell', components: { collapse: { max_tokens: 10 } } });
     const r = resolveStages({}, cfg, 'text');
