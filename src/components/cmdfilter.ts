@@ -7,11 +7,11 @@
  * On a large tool error it runs too (usesFilters): the pipeline then hands it only the filters whose
  * inline tests prove they keep every failure line, and checks the rewrite kept them all.
  *
- * The rewrite is final for the run — no later stage shortens it — when the filter grouped lines or
- * kept at most max_tokens (8,000, estimated at 4 bytes a token: about the 30,000 characters Claude
+ * The rewrite is final for the run — no later stage shortens it — when the filter grouped lines,
+ * fit its runs within runs_max_chars, or kept at most max_tokens (8,000, estimated at 4 bytes a token: about the 30,000 characters Claude
  * Code's Bash tool shows of an output). A filter knows its output's shape and fold does not: after git-diff it folds
  * changed lines into `[×N] +…` templates, after grep its file headers, after tsc it cuts location
- * lists mid-line. A grouping filter bounds itself (group_max_chars); any other filter that kept
+ * lists mid-line. Such a filter bounds itself (group_max_chars, runs_max_chars); any other that kept
  * more than max_tokens is still shortened by fold or collapse, under the same marker, since a
  * filter is written for the usual output (ls -lR over node_modules: 300 KB kept).
  *
@@ -66,7 +66,7 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
     const r = filter.run(o.text);
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
-    const final = r.grouped === true || byteLength(r.text) <= cfg.max_tokens * BYTES_PER_TOKEN;
+    const final = r.final === true || byteLength(r.text) <= cfg.max_tokens * BYTES_PER_TOKEN;
     if (r.loss === 'tail' && r.tailFrom !== undefined) {
       const kept = r.tailFrom - 1;
       const outcome: Outcome = {
@@ -79,9 +79,11 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
       return final ? { ...outcome, final } : outcome;
     }
     const cap =
-      r.itemCap === undefined
-        ? ''
-        : `, at most ${r.itemCap} item${r.itemCap === 1 ? '' : 's'} a group to fit group_max_chars`;
+      r.itemCap !== undefined
+        ? `, at most ${r.itemCap} item${r.itemCap === 1 ? '' : 's'} a group to fit group_max_chars`
+        : r.runsKept !== undefined
+          ? `, at most ${r.runsKept} line${r.runsKept === 1 ? '' : 's'} a run to fit runs_max_chars`
+          : '';
     const note = `filter ${filter.name}: ${countLines(o.text)} → ${countLines(r.text)} lines${cap}`;
     const text = withSlotOnOmission(r.text, false);
     return final

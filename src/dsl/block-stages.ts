@@ -149,33 +149,85 @@ export interface RunRule {
   tail: number;
 }
 
-/** A run of more than head + tail consecutive lines the rule matches keeps its first head and last tail. */
-export function limitRuns(doc: Doc, rules: readonly RunRule[]): Doc {
-  let lines = doc.lines;
-  for (const rule of rules) {
-    const out: Line[] = [];
-    let i = 0;
-    while (i < lines.length) {
-      if (!rule.matches.test(lines[i]!.text)) {
-        out.push(lines[i++]!);
-        continue;
-      }
-      let end = i;
-      while (end < lines.length && rule.matches.test(lines[end]!.text)) end++;
-      const run = end - i;
-      if (run > rule.head + rule.tail) {
-        out.push(...lines.slice(i, i + rule.head));
-        out.push({
-          ...written(omissionText(run - rule.head - rule.tail), doc),
-          omitted: run - rule.head - rule.tail,
-        });
-        out.push(...lines.slice(end - rule.tail, end));
-      } else out.push(...lines.slice(i, end));
-      i = end;
+/**
+ * A run of more than head + tail consecutive lines the rule matches keeps its first head and last
+ * tail. maxChars (the filter's runs_max_chars): when the result would be longer than that many
+ * UTF-16 units, line ends counted, every run keeps fewer lines — at most `kept` a run for every rule,
+ * shared between head and tail as the rule shares them, the largest that fits, down to a run's first
+ * line — while every line no rule matches (a diff's file and hunk headers) stays. `kept` is that cap
+ * (undefined: the rules' own head and tail fitted). The lines outside runs alone may be more than
+ * maxChars: they are the text's outline and stay.
+ */
+export function limitRuns(
+  doc: Doc,
+  rules: readonly RunRule[],
+  maxChars?: number,
+): { doc: Doc; kept?: number } {
+  // A line's match per rule, remembered across the trial caps (lines are shared between trials).
+  const memo = rules.map(() => new Map<Line, boolean>());
+  const test = (r: number, l: Line) => {
+    let m = memo[r]!.get(l);
+    if (m === undefined) {
+      m = rules[r]!.matches.test(l.text);
+      memo[r]!.set(l, m);
     }
-    lines = out;
+    return m;
+  };
+  // Whether the last trial cut a run: an omission line for one line leaves the count as it was.
+  let cut = false;
+  const apply = (cap: number) => {
+    cut = false;
+    let lines = doc.lines;
+    rules.forEach((rule, r) => {
+      const { head, tail } = capped(rule, cap);
+      const out: Line[] = [];
+      let i = 0;
+      while (i < lines.length) {
+        if (!test(r, lines[i]!)) {
+          out.push(lines[i++]!);
+          continue;
+        }
+        let end = i;
+        while (end < lines.length && test(r, lines[end]!)) end++;
+        const run = end - i;
+        if (run > head + tail) {
+          cut = true;
+          for (let k = i; k < i + head; k++) out.push(lines[k]!);
+          out.push({ ...written(omissionText(run - head - tail), doc), omitted: run - head - tail });
+          for (let k = end - tail; k < end; k++) out.push(lines[k]!);
+        } else for (let k = i; k < end; k++) out.push(lines[k]!);
+        i = end;
+      }
+      lines = out;
+    });
+    return lines;
+  };
+  const result = (lines: Line[]) => (cut ? { ...doc, lines } : doc);
+  const full = apply(Number.POSITIVE_INFINITY);
+  if (maxChars === undefined || charsOf(full) <= maxChars) return { doc: result(full) };
+  const most = Math.max(...rules.map((r) => r.head + r.tail));
+  let lo = 1;
+  let hi = most - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (charsOf(apply(mid)) <= maxChars) lo = mid;
+    else hi = mid - 1;
   }
-  return lines.length === doc.lines.length ? doc : { ...doc, lines };
+  return { doc: result(apply(lo)), kept: lo };
+}
+
+/** A rule's head and tail within `cap` lines a run, shared as head : tail (the head at least one). */
+function capped(rule: RunRule, cap: number): { head: number; tail: number } {
+  const { head, tail } = rule;
+  if (head + tail <= cap) return { head, tail };
+  const h = Math.min(head, Math.max(1, Math.round((cap * head) / (head + tail))));
+  return { head: h, tail: Math.min(tail, cap - h) };
+}
+
+function charsOf(lines: readonly Line[]): number {
+  let n = 0;
+  for (const l of lines) n += l.text.length + 1;
+  return n;
 }
 
 export interface GroupRule {

@@ -144,21 +144,29 @@ function sectionStages(spec: FilterSpec, site: Site, start: Doc): Doc {
   return doc;
 }
 
-/** What group_lines did: wrote at least one group, at most `capped` items each (group_max_chars). */
-interface Grouping {
-  grouped: boolean;
-  capped?: number;
+/**
+ * What stages 7 and 8 settled: `final` when the text's shape is the filter's own (it grouped lines,
+ * or fit its runs within runs_max_chars); `itemCap` and `runsKept` when a budget cut items or runs.
+ */
+interface Shaped {
+  final: boolean;
+  itemCap?: number;
+  runsKept?: number;
 }
 
 /** Stages 7 and 8: limit_runs, group_lines (each only when set). */
-function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; grouping?: Grouping } {
+function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped: Shaped } {
   let doc = start;
+  const shaped: Shaped = { final: false };
   const m = (pattern: string, field: string) => lineMatcher(pattern, site, field);
   if (spec.limit_runs.length > 0) {
     const rules = spec.limit_runs.map(
       (r, i): RunRule => ({ matches: m(r.pattern, `limit_runs[${i}].pattern`), head: r.head, tail: r.tail }),
     );
-    doc = limitRuns(doc, rules);
+    const r = limitRuns(doc, rules, spec.runs_max_chars);
+    doc = r.doc;
+    if (spec.runs_max_chars !== undefined) shaped.final = true;
+    if (r.kept !== undefined) shaped.runsKept = r.kept;
   }
   if (spec.group_lines.length > 0) {
     const rules = spec.group_lines.map((g, i): GroupRule => {
@@ -175,10 +183,11 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; groupi
       return rule;
     });
     const g = groupLines(doc, rules, spec.group_max_chars);
-    const { grouped } = g;
-    return { doc: g.doc, grouping: g.capped === undefined ? { grouped } : { grouped, capped: g.capped } };
+    doc = g.doc;
+    if (g.grouped) shaped.final = true;
+    if (g.capped !== undefined) shaped.itemCap = g.capped;
   }
-  return { doc };
+  return { doc, shaped };
 }
 
 /** The 12 stages in order (see types.ts); a match_output hit short-circuits everything after it. */
@@ -232,9 +241,11 @@ function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
   if (spec.max_lines !== undefined) doc = maxLines(doc, spec.max_lines);
   if (spec.on_empty !== undefined) doc = onEmpty(doc, spec.on_empty);
   const result = classify(input, total, doc);
-  if (staged.grouping?.grouped && result.loss !== 'none') {
-    result.grouped = true;
-    if (staged.grouping.capped !== undefined) result.itemCap = staged.grouping.capped;
+  const { shaped } = staged;
+  if (shaped.final && result.loss !== 'none') {
+    result.final = true;
+    if (shaped.itemCap !== undefined) result.itemCap = shaped.itemCap;
+    if (shaped.runsKept !== undefined) result.runsKept = shaped.runsKept;
   }
   return result;
 }

@@ -115,6 +115,8 @@ const FILTER = fields({
   drop_sections: SECTIONS.optional(),
   dedupe_blocks: BLOCKS.optional(),
   limit_runs: list(RUN),
+  /** The text's budget in characters after limit_runs: runs keep fewer lines to fit, other lines stay. */
+  runs_max_chars: integer({ min: 1, max: MAX }).optional(),
   group_lines: list(GROUP),
   /** The grouped text's budget in characters: items per group are cut to fit, never headers. */
   group_max_chars: integer({ min: 1, max: MAX }).optional(),
@@ -135,6 +137,8 @@ const FILTER = fields({
   }
   if (f.group_max_chars !== undefined && f.group_lines.length === 0)
     throw new ConfigError(`${path}.group_max_chars`, 'needs group_lines (it is their budget)');
+  if (f.runs_max_chars !== undefined && f.limit_runs.length === 0)
+    throw new ConfigError(`${path}.runs_max_chars`, 'needs limit_runs (it is their budget)');
   return f;
 });
 export type FilterSpec = { name: string } & ConfigOf<typeof FILTER>;

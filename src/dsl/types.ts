@@ -54,6 +54,10 @@
  *     keep_lines_matching keeps only those lines.
  *   - limit_runs: each rule in turn; a run of more than head + tail consecutive lines its pattern
  *     finds keeps its first head and last tail lines around `... (K lines omitted)`.
+ *     runs_max_chars C (filter level): when the result would be longer than C characters, every
+ *     run keeps at most k lines (for every rule, shared as its head and tail are), the largest k
+ *     that fits, down to a run's first line; lines outside runs always stay. A filter with it is
+ *     final for the run, like one that grouped lines.
  *   - group_lines: a line joins the group of the first rule whose pattern finds it, keyed by that
  *     rule's `key` (default `$1`). A group of at least `min_count` (2) lines is written where its
  *     first line was: `header`, then each line's `item` (default: the line), at most `max_items` of
@@ -94,13 +98,17 @@ export interface FilterResult {
   /** For loss 'tail': the 1-based number (in the input) of the first dropped line. */
   tailFrom?: number;
   /**
-   * The filter grouped lines: its headers and joined item lists are the output's outline (every
-   * file of a grep, every location of a tsc error), so no later stage may shorten it — fold would
-   * fold the headers themselves and cut the lists in the middle. group_max_chars is its budget.
+   * The text's shape is the filter's own: it grouped lines (its headers and joined item lists are
+   * the outline: every file of a grep, every location of a tsc error), or it fit its runs within
+   * runs_max_chars (every line outside a run, a diff's file and hunk headers, kept, even when
+   * those alone are more than the budget: they are the outline). No later stage
+   * may shorten it: fold would fold the headers themselves and cut the lists in the middle.
    */
-  grouped?: true;
+  final?: true;
   /** To fit group_max_chars, each group showed at most this many items. */
   itemCap?: number;
+  /** To fit runs_max_chars, each run kept at most this many lines. */
+  runsKept?: number;
 }
 
 export interface FilterTest {

@@ -124,6 +124,69 @@ describe('limit_runs', () => {
     const input = '@@ -1,9 +1,9 @@\n a\n b\n c\n d\n-e\n+E\n f\n g\n';
     expect(f.run(input).text).toBe('@@ -1,9 +1,9 @@\n a\n... (2 lines omitted)\n d\n-e\n+E\n f\n g\n');
   });
+
+  it('cuts a run only one line longer than head + tail too (the line count stays as it was)', async () => {
+    const f = await filterOf({ limit_runs: [{ pattern: '^ ', head: 1, tail: 1 }] });
+    expect(f.run('@@ -1,4 +1,4 @@\n a\n b\n c\n-d\n+D\n').text).toBe(
+      '@@ -1,4 +1,4 @@\n a\n... (1 lines omitted)\n c\n-d\n+D\n',
+    );
+  });
+});
+
+describe('limit_runs within runs_max_chars', () => {
+  const diff = (max: number) => ({
+    limit_runs: [
+      { pattern: '^ ', head: 1, tail: 1 },
+      { pattern: '^[+-]', head: 4, tail: 2 },
+    ],
+    runs_max_chars: max,
+  });
+  const hunk = (f: number) => [
+    `diff --git a/f${f}.ts b/f${f}.ts`,
+    `@@ -1,12 +1,12 @@ function f${f}() {`,
+    ' const a = 1;',
+    ' const b = 2;',
+    ' const c = 3;',
+    ...Array.from({ length: 9 }, (_, i) => `+  line ${i} of f${f}`),
+  ];
+  const input = `${[0, 1, 2].flatMap(hunk).join('\n')}\n`;
+
+  it('keeps the rules as they are when they fit, and says the shape is its own', async () => {
+    const r = (await filterOf(diff(100_000))).run(input);
+    expect(r.text).toContain('+  line 3 of f0\n... (3 lines omitted)\n+  line 7 of f0\n');
+    expect(r).toMatchObject({ loss: 'whole', final: true });
+    expect(r.runsKept).toBeUndefined();
+  });
+
+  it('keeps fewer lines of every run, the most that fit, and every line outside a run', async () => {
+    const full = (await filterOf(diff(100_000))).run(input).text;
+    const r = (await filterOf(diff(full.length - 1))).run(input);
+    expect(r.runsKept).toBe(5);
+    expect(r.text.length).toBeLessThanOrEqual(full.length - 1);
+    for (const f of [0, 1, 2]) {
+      expect(r.text).toContain(
+        `diff --git a/f${f}.ts b/f${f}.ts\n@@ -1,12 +1,12 @@ function f${f}() {\n const a = 1;\n`,
+      );
+      // Four and two shared within five: three from the head, two from the tail.
+      expect(r.text).toContain(
+        `+  line 2 of f${f}\n... (4 lines omitted)\n+  line 7 of f${f}\n+  line 8 of f${f}\n`,
+      );
+    }
+  });
+
+  it('keeps at least the first line of each run, whatever the budget', async () => {
+    const r = (await filterOf(diff(1))).run(input);
+    expect(r.runsKept).toBe(1);
+    expect(r.text).toContain(
+      'diff --git a/f2.ts b/f2.ts\n@@ -1,12 +1,12 @@ function f2() {\n const a = 1;\n... (2 lines omitted)\n+  line 0 of f2\n... (8 lines omitted)\n',
+    );
+    expect(r.final).toBe(true);
+  });
+
+  it('is refused without limit_runs', () => {
+    const doc = { schema_version: 1, filters: { t: { match: '', runs_max_chars: 100 } } };
+    expect(() => validateDocument(doc, 'f.yaml')).toThrow(/t\.runs_max_chars: needs limit_runs/);
+  });
 });
 
 describe('group_lines', () => {
@@ -139,7 +202,7 @@ describe('group_lines', () => {
     expect(f.run(input)).toEqual({
       text: 'a.ts (3 hits)\n  1:x\n  7:z\n  … +1 more\nb.ts:4:y\nc.ts:2:only\nBinary file d matches\n',
       loss: 'whole',
-      grouped: true,
+      final: true,
     });
   });
 
@@ -198,7 +261,7 @@ describe('group_lines within group_max_chars', () => {
     expect(r.text).toContain(
       'a.ts (4 hits)\n  1:hit 1 in a.ts\n  2:hit 2 in a.ts\n  3:hit 3 in a.ts\n  … +1 more\n',
     );
-    expect(r).toMatchObject({ loss: 'whole', grouped: true });
+    expect(r).toMatchObject({ loss: 'whole', final: true });
     expect(r.itemCap).toBeUndefined();
   });
 
@@ -256,7 +319,7 @@ describe('group_lines within group_max_chars', () => {
   it('does not say so when nothing was grouped', async () => {
     const r = (await filterOf(grep(1))).run('a.ts:1:x\nb.ts:2:y\n');
     expect(r.loss).toBe('none');
-    expect(r.grouped).toBeUndefined();
+    expect(r.final).toBeUndefined();
   });
 
   it('is refused without group_lines', () => {
