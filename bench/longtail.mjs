@@ -5,7 +5,10 @@
 //   - grep -rn over the corpus sources: files with hits named; find over node_modules: directories
 //     named; each with tokens saved;
 //   - failure locations (file:line[:col], file(line,col)) of tsc, cargo, go test, pytest, make and
-//     gcc outputs — the builtin filters' own inline test inputs — still in the output.
+//     gcc outputs — the builtin filters' own inline test inputs — still in the output;
+//   - structure a later stage must not template away: `git diff` of this repository's history (every
+//     file and hunk header kept) and `cat` of each corpus source over 2,000 tokens (every output an
+//     outline, none folded into `[×N]` lines).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -138,10 +141,54 @@ async function locations(e) {
   ];
 }
 
+async function structure(e) {
+  const out = [];
+  const first = capture('git', ['rev-list', '--max-parents=0', 'HEAD'])?.trim().split('\n').pop();
+  const diff = first ? capture('git', ['diff', first, 'HEAD', '--', 'src']) : undefined;
+  if (diff) {
+    const heads = diff.split('\n').filter((l) => l.startsWith('diff --git ') || l.startsWith('@@ '));
+    const res = await e.run(diff, { command: `git diff ${first.slice(0, 7)} HEAD -- src` });
+    const kept = new Set(res.split('\n'));
+    const named = heads.filter((h) => kept.has(h)).length;
+    const tin = e.count(diff);
+    out.push(
+      `git diff of src/ since the first commit: ${named} of ${heads.length} file and hunk headers kept (${pct(named, heads.length)}), ${pct(tin - e.count(res), tin)} of ${tin} tokens saved`,
+    );
+  }
+  const code = join(corpus, 'code');
+  if (existsSync(code)) {
+    let files = 0;
+    let outlined = 0;
+    let folded = 0;
+    for (const lang of readdirSync(code)) {
+      for (const name of readdirSync(join(code, lang))) {
+        const text = readFileSync(join(code, lang, name), 'utf8');
+        if (e.count(text) < 2000) continue;
+        files++;
+        const res = await e.run(text, { command: `cat ${lang}/${name}` });
+        if (/^\[×\d+\] /m.test(res)) folded++;
+        else if (res !== text) outlined++;
+      }
+    }
+    out.push(
+      `cat of the ${files} corpus sources over 2,000 tokens: ${outlined} outlined, ${folded} folded into templates (target 0)`,
+    );
+  }
+  return out;
+}
+
 export async function longtailLines() {
   const e = await engine();
   try {
-    return [...(await logs(e)), '', ...(await grepFind(e)), '', ...(await locations(e))];
+    return [
+      ...(await logs(e)),
+      '',
+      ...(await grepFind(e)),
+      '',
+      ...(await locations(e)),
+      '',
+      ...(await structure(e)),
+    ];
   } finally {
     e.done();
   }

@@ -16,9 +16,13 @@
  *             transcript-scope lossy component; any large error may be shortened by a component that
  *             works through declarative filters, given only the filters proven to keep every
  *             failure line, and its rewrite must keep them all;
- *   marker    a lossy component never offloads text that already carries a marker (for an output
- *             moving forward from what was sent: the original's markers, not cg's own; for an
- *             output an earlier stage of this run shortened: any marker but that stage's own).
+ *   marker    a lossy component never offloads text that already carries a real marker — one whose
+ *             key is in the store or was stashed by this run (for an output moving forward from
+ *             what was sent: the original's markers, not cg's own; for an output an earlier stage
+ *             of this run shortened: any marker but that stage's own). Marker-shaped text that
+ *             resolves nowhere (a diff of cg's own tests, a log quoting a marker) is ordinary text:
+ *             the gate closes with the keys it saw (`markerKeys`), and the pipeline, which can ask
+ *             the store, opens it again with `unless` when none of them is there (run.ts).
  * And for a component as a whole: lossy components are off without a store that can persist.
  */
 import type { Component } from '../component.js';
@@ -26,22 +30,33 @@ import { provenToKeepFailures } from '../dsl/failure-lines.js';
 import type { FilterSource } from '../dsl/types.js';
 import type { ToolOutput } from '../input/transcript.js';
 import { commandKey } from '../shell/program.js';
-import { hasMarker } from '../store/marker.js';
+import { hasMarker, markerKeys } from '../store/marker.js';
 import { contentOf, type Slot } from './slots.js';
 
 export type Gate =
-  /** `keepFailureLines`: a large tool error, which the rewrite must not lose a failure line of. */
-  | { open: true; keepFailureLines: boolean }
-  /** `report`: one event per output, one count for the stage (replayed), or nothing (gone). */
-  | { open: false; why: string; report: 'each' | 'count' | 'none' };
+  | OpenGate
+  /**
+   * `report`: one event per output, one count for the stage (replayed), or nothing (gone).
+   * `markerKeys`: closed only for marker-shaped text with these keys; `unless`: the gate to open
+   * when none of them is a real marker.
+   */
+  | {
+      open: false;
+      why: string;
+      report: 'each' | 'count' | 'none';
+      markerKeys?: string[];
+      unless?: OpenGate;
+    };
 
-export type OpenGate = Extract<Gate, { open: true }>;
+/** `keepFailureLines`: a large tool error, which the rewrite must not lose a failure line of. */
+export type OpenGate = { open: true; keepFailureLines: boolean };
 
 /** An error under this many UTF-8 bytes (about 500 tokens) is short: nothing may change it. */
 export const SHORT_ERROR_BYTES = 2000;
 
 const CG_EXPAND = /^\s*(?:\S*\/)?cg\s+expand\b/;
-const OPEN: Gate = { open: true, keepFailureLines: false };
+const OPEN: OpenGate = { open: true, keepFailureLines: false };
+export const MARKED = 'already has a marker';
 
 /** Why an output never changes, whatever the component (invariant 5), or undefined. */
 export function alwaysVerbatim(o: ToolOutput): string | undefined {
@@ -87,7 +102,7 @@ function gate(component: Component, slot: Slot, superseded: (id: string) => bool
   const o = slot.output;
   const verbatim = alwaysVerbatim(o);
   if (verbatim) return { open: false, why: verbatim, report: 'each' };
-  let open = OPEN;
+  let open: OpenGate = OPEN;
   if (o.isError) {
     const short = Buffer.byteLength(slot.current, 'utf8') < SHORT_ERROR_BYTES;
     const folds = transcriptLossy && !short && superseded(o.id);
@@ -95,8 +110,11 @@ function gate(component: Component, slot: Slot, superseded: (id: string) => bool
     if (short || (!folds && !filters)) return { open: false, why: 'tool error', report: 'each' };
     if (filters) open = { open: true, keepFailureLines: true };
   }
-  if (component.lossy && hasMarker(moving ? slot.original : contentOf(slot)))
-    return { open: false, why: 'already has a marker', report: 'each' };
+  if (component.lossy) {
+    const text = moving ? slot.original : contentOf(slot);
+    if (hasMarker(text))
+      return { open: false, why: MARKED, report: 'each', markerKeys: markerKeys(text), unless: open };
+  }
   return open;
 }
 

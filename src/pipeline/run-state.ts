@@ -10,6 +10,7 @@ import type { Gates } from './gates.js';
 import type { Judgement } from './judge.js';
 import type { Charges, Meter } from './model-meter.js';
 import type { PipelineOptions } from './options.js';
+import type { RealMarkers } from './real-markers.js';
 import type { Partition } from './settled.js';
 import type { Slot } from './slots.js';
 
@@ -43,6 +44,8 @@ export interface Run {
   partition?: Partition | undefined;
   /** Output id → slot, made once per run (null: two outputs share an id, see slotsById). */
   byId?: Map<string, Slot> | null;
+  /** Which marker keys are real: in the store or stashed by this run (the marker gate). */
+  markers: RealMarkers;
 }
 
 export function emit(run: Run, e: PipelineEvent): void {

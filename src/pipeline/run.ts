@@ -48,9 +48,10 @@ import {
   safeConcurrency,
 } from './component-calls.js';
 import { base } from './event.js';
-import { failureKeepingFilters, gatesFor, type OpenGate, storeGate } from './gates.js';
+import { failureKeepingFilters, type Gate, gatesFor, type OpenGate, storeGate } from './gates.js';
 import { Charges, type Meter, meter } from './model-meter.js';
 import type { PipelineOptions, PipelineResult, Stage } from './options.js';
+import { RealMarkers } from './real-markers.js';
 import { charged, emit, type Run } from './run-state.js';
 import { flushHeld, settle } from './settle.js';
 import { moverFloor, type Partition, partition, settleUnderFloor } from './settled.js';
@@ -103,6 +104,7 @@ function startRun(t: Transcript, opts: PipelineOptions): Run {
     errorCtx,
     template: opts.hintTemplate ?? DEFAULT_HINT,
     charges: new Charges(),
+    markers: new RealMarkers(opts.store ?? undefined),
     async canStash() {
       storeUsable ??= opts.store ? await opts.store.writable() : false;
       return storeUsable;
@@ -135,7 +137,7 @@ async function runStage(run: Run, { component, config }: Stage): Promise<void> {
       }),
     );
   }
-  const open = gateStage(run, component);
+  const open = await gateStage(run, component);
   if (open.size === 0) return;
   const unwritable = component.lossy && !(await run.canStash()) && storeGate(component, 'unwritable');
   if (unwritable) return emit(run, base(component.name, '*', 'skip', 0, 0, unwritable));
@@ -144,11 +146,14 @@ async function runStage(run: Run, { component, config }: Stage): Promise<void> {
 }
 
 /** The gates for every output: the open ones, each with how it may change; the closed ones reported. */
-function gateStage(run: Run, component: Component): Map<Slot, OpenGate> {
-  const open = new Map<Slot, OpenGate>();
+async function gateStage(run: Run, component: Component): Promise<Map<Slot, OpenGate>> {
   // The settled slots are replayed as sent for every component (settled.ts): counted, not visited.
   const { live, settled } = partitionOf(run);
   let replayed = settled;
+  // Each visited slot's gate in slot order; one closed only for marker-shaped text is decided once
+  // the store has said whether any of its markers is real (one batch for the stage).
+  const gates: [Slot, Gate][] = [];
+  const marked: Extract<Gate, { open: false }>[] = [];
   // What the gates answer for an output sent in an earlier turn, without asking them output by
   // output (a long session has thousands): it stays as sent, unless a lossy transcript component
   // may still move it forward (not yet final, nothing held for it).
@@ -159,8 +164,16 @@ function gateStage(run: Run, component: Component): Map<Slot, OpenGate> {
       continue;
     }
     const g = run.gates.gate(component, slot);
+    if (!g.open && g.report === 'count') replayed++;
+    else gates.push([slot, g]);
+    if (!g.open && g.markerKeys) marked.push(g);
+  }
+  const real = marked.length > 0 ? await run.markers.anyReal(marked.map((g) => g.markerKeys ?? [])) : [];
+  const unreal = new Set(marked.filter((_, i) => !real[i]));
+  const open = new Map<Slot, OpenGate>();
+  for (const [slot, g] of gates) {
     if (g.open) open.set(slot, g);
-    else if (g.report === 'count') replayed++;
+    else if (g.unless && unreal.has(g)) open.set(slot, g.unless);
     else if (g.report === 'each')
       emit(
         run,

@@ -55,6 +55,7 @@ async function commit(
     const s = await stash(run.opts.store!, slot.original, kept.bytes ?? slot.output.bytes);
     if (!s.ok)
       return report(run, component, slot, started, 'revert', `could not stash the original (${s.why})`);
+    run.markers.stashed(kept.key);
   }
   const before = slot.current;
   const bytesIn = byteLength(before);

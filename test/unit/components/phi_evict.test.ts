@@ -85,9 +85,12 @@ describe('phi_evict in the pipeline', () => {
     let before = 0;
     for (const o of outputs) before += await tokens.count(o.text);
     const budget = Math.round(before * 0.6);
+    // The marker is real: its key is in the store.
+    const marked = new MemoryStore();
+    marked.entries.set('0123456789abcdef', Buffer.from('what cg run kept'));
     const r = await runPipeline(t, {
       stages: [{ component: phi_evict, config: phi_evict.parseConfig({ budget_tokens: budget }) }],
-      store: new MemoryStore(),
+      store: marked,
       tokens,
     });
     let after = 0;

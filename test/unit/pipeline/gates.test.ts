@@ -46,11 +46,19 @@ const greedy: Component = {
     ),
 };
 
+/** A store holding an entry under MARKED, so `<<cg:MARKED>>` in a text is a real marker. */
+const MARKED = '0123456789abcdef';
+function storeWithMarked(): MemoryStore {
+  const s = new MemoryStore();
+  s.entries.set(MARKED, Buffer.from('an earlier original'));
+  return s;
+}
+
 async function run(t: Transcript, stages: Component[], pins?: Map<string, { text: string; final: boolean }>) {
   const events: PipelineEvent[] = [];
   const r = await runPipeline(t, {
     stages: stages.map((component) => ({ component, config: component.defaults })),
-    store: new MemoryStore(),
+    store: storeWithMarked(),
     tokens: createTokens(),
     onEvent: (e) => events.push(e),
     ...(pins ? { replay: { pins, flushTokens: 0 } } : {}),

@@ -89,9 +89,45 @@ describe('pipeline', () => {
 
   it('never lets a lossy component touch an output that already carries a marker', async () => {
     const marked = `${big}\n<<cg:0123456789abcdef>>`;
-    const { rewrites, events } = await run(transcript([marked]), [firstLine]);
+    const store = new MemoryStore();
+    store.entries.set('0123456789abcdef', Buffer.from('an earlier original'));
+    const { rewrites, events } = await run(transcript([marked]), [firstLine], store);
     expect(rewrites.size).toBe(0);
     expect(events[0]).toMatchObject({ action: 'skip', reason: 'already has a marker' });
+  });
+
+  it('treats marker-shaped text no store entry stands behind as ordinary text', async () => {
+    // A diff of code that mentions markers, a log quoting one from a store since cleared.
+    const quoted = `${big}\nexpect(out).toBe('<<cg:0123456789abcdef>>');`;
+    const store = new MemoryStore();
+    const { rewrites } = await run(
+      transcript([quoted, `${big}\n<<cg:fedcba9876543210>>`]),
+      [firstLine],
+      store,
+    );
+    expect([...rewrites.keys()]).toEqual(['t0', 't1']);
+    expect(rewrites.get('t0')).toContain(`<<cg:${keyOf(quoted)}>>`);
+    expect(store.entries.get(keyOf(quoted))?.toString()).toBe(quoted);
+    // With one of its keys in the store, the output is kept; the store was asked once per key.
+    const held = new MemoryStore();
+    held.entries.set('fedcba9876543210', Buffer.from('x'));
+    let asked = 0;
+    const has = held.has.bind(held);
+    held.has = async (k: string) => {
+      asked++;
+      return has(k);
+    };
+    const twice = `${big}\n<<cg:fedcba9876543210>> and <<cg:0123456789abcdef>> <<cg:fedcba9876543210>>`;
+    const r = await run(transcript([twice, twice, quoted]), [firstLine], held);
+    expect([...r.rewrites.keys()]).toEqual(['t2']);
+    expect(asked).toBe(2);
+  });
+
+  it('keeps closed a marker the store cannot vouch for either way (no has)', async () => {
+    const store = new MemoryStore();
+    (store as { has?: unknown }).has = undefined;
+    const { rewrites } = await run(transcript([`${big}\n<<cg:0123456789abcdef>>`]), [firstLine], store);
+    expect(rewrites.size).toBe(0);
   });
 
   it('leaves tool errors, non-rewritable content and cg expand output verbatim', async () => {
