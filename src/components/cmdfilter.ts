@@ -8,12 +8,13 @@
  * inline tests prove they keep every failure line, and checks the rewrite kept them all.
  *
  * The rewrite is final for the run — no later stage shortens it — when the filter grouped lines,
- * fit its runs within runs_max_chars, or kept at most max_tokens (8,000, estimated at 4 bytes a token: about the 30,000 characters Claude
- * Code's Bash tool shows of an output). A filter knows its output's shape and fold does not: after git-diff it folds
- * changed lines into `[×N] +…` templates, after grep its file headers, after tsc it cuts location
- * lists mid-line. Such a filter bounds itself (group_max_chars, runs_max_chars); any other that kept
- * more than max_tokens is still shortened by fold or collapse, under the same marker, since a
- * filter is written for the usual output (ls -lR over node_modules: 300 KB kept).
+ * fit its runs within runs_max_chars, or kept at most max_tokens (8,000, estimated at 4 bytes a
+ * token: about the 30,000 characters Claude Code's Bash tool shows of an output). A filter knows
+ * its output's shape and fold does not: after git-diff it folds changed lines into `[×N] +…`
+ * templates, after grep its file headers, after tsc it cuts location lists mid-line. Such a
+ * filter bounds itself (group_max_chars, runs_max_chars); any other that kept more than max_tokens
+ * is still shortened by fold or collapse, under the same marker, since a filter is written for the
+ * usual output (ls -lR over node_modules: 300 KB kept).
  *
  * A tail cut (the filter kept lines 1..k untouched and dropped the rest) gets a hint naming the cut,
  * `cg expand KEY --lines k+1-`, with the marker on the omission line; any other loss gets the plain

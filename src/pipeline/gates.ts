@@ -56,7 +56,7 @@ export const SHORT_ERROR_BYTES = 2000;
 
 const CG_EXPAND = /^\s*(?:\S*\/)?cg\s+expand\b/;
 const OPEN: OpenGate = { open: true, keepFailureLines: false };
-export const MARKED = 'already has a marker';
+const MARKED = 'already has a marker';
 
 /** Why an output never changes, whatever the component (invariant 5), or undefined. */
 export function alwaysVerbatim(o: ToolOutput): string | undefined {
