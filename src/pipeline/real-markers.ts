@@ -28,7 +28,7 @@ export class RealMarkers {
       } catch {
         found = undefined;
       }
-      asked.forEach((k, i) => this.known.set(k, found ? found[i] === true : true));
+      for (const [i, k] of asked.entries()) this.known.set(k, found ? found[i] === true : true);
     }
     return lists.map((keys) => keys.some((k) => this.known.get(k) === true));
   }
