@@ -34,7 +34,7 @@ export type Outcome =
       /** Extra arguments for the expand hint, e.g. "--lines 120-" for a tail cut. */
       expandArgs?: string;
       /**
-       * The rewrite is shaped to be read as it is (a grouping filter's headers and lists):
+       * The rewrite is shaped to be read as it is (a filter's rewrite within cmdfilter's max_tokens):
        * no later lossy stage of the run may shorten it, even a declarative filter's.
        */
       final?: true;

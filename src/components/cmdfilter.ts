@@ -7,14 +7,14 @@
  * On a large tool error it runs too (usesFilters): the pipeline then hands it only the filters whose
  * inline tests prove they keep every failure line, and checks the rewrite kept them all.
  *
- * The rewrite is final for the run — no later stage shortens it — when the filter grouped lines,
- * fit its runs within runs_max_chars, or kept at most max_tokens (8,000, estimated at 4 bytes a
- * token: about the 30,000 characters Claude Code's Bash tool shows of an output). A filter knows
- * its output's shape and fold does not: after git-diff it folds changed lines into `[×N] +…`
- * templates, after grep its file headers, after tsc it cuts location lists mid-line. Such a
- * filter bounds itself (group_max_chars, runs_max_chars); any other that kept more than max_tokens
- * is still shortened by fold or collapse, under the same marker, since a filter is written for the
- * usual output (ls -lR over node_modules: 300 KB kept).
+ * The rewrite is final for the run — no later stage shortens it — when the filter kept at most
+ * max_tokens (8,000, estimated at 4 bytes a token: about the 30,000 characters Claude Code's Bash
+ * tool passes on whole, BASH_MAX_OUTPUT_LENGTH). A filter knows its output's shape
+ * and fold does not: after git-diff it folds changed lines into `[×N] +…` templates, after grep its
+ * file headers, after tsc it cuts location lists mid-line; a filter bounds itself within that
+ * (group_max_chars, runs_max_chars). One that kept more is still shortened by fold or collapse,
+ * under the same marker: an output the host would otherwise cut must not reach the model whole
+ * (in real Claude Code a 20-commit `git log -p` reaches the model as ~900 tokens without cg).
  *
  * A tail cut (the filter kept lines 1..k untouched and dropped the rest) gets a hint naming the cut,
  * `cg expand KEY --lines k+1-`, with the marker on the omission line; any other loss gets the plain
@@ -67,7 +67,7 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
     const r = filter.run(o.text);
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
-    const final = r.final === true || byteLength(r.text) <= cfg.max_tokens * BYTES_PER_TOKEN;
+    const final = byteLength(r.text) <= cfg.max_tokens * BYTES_PER_TOKEN;
     if (r.loss === 'tail' && r.tailFrom !== undefined) {
       const kept = r.tailFrom - 1;
       const outcome: Outcome = {

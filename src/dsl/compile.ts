@@ -144,12 +144,8 @@ function sectionStages(spec: FilterSpec, site: Site, start: Doc): Doc {
   return doc;
 }
 
-/**
- * What stages 7 and 8 settled: `final` when the text's shape is the filter's own (it grouped lines,
- * or fit its runs within runs_max_chars); `itemCap` and `runsKept` when a budget cut items or runs.
- */
+/** What the budgets of stages 7 and 8 cut: items a group (group_max_chars), lines a run (runs_max_chars). */
 interface Shaped {
-  final: boolean;
   itemCap?: number;
   runsKept?: number;
 }
@@ -157,7 +153,7 @@ interface Shaped {
 /** Stages 7 and 8: limit_runs, group_lines (each only when set). */
 function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped: Shaped } {
   let doc = start;
-  const shaped: Shaped = { final: false };
+  const shaped: Shaped = {};
   const m = (pattern: string, field: string) => lineMatcher(pattern, site, field);
   if (spec.limit_runs.length > 0) {
     const rules = spec.limit_runs.map(
@@ -165,7 +161,6 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped
     );
     const r = limitRuns(doc, rules, spec.runs_max_chars);
     doc = r.doc;
-    if (spec.runs_max_chars !== undefined) shaped.final = true;
     if (r.kept !== undefined) shaped.runsKept = r.kept;
   }
   if (spec.group_lines.length > 0) {
@@ -184,7 +179,6 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped
     });
     const g = groupLines(doc, rules, spec.group_max_chars);
     doc = g.doc;
-    if (g.grouped) shaped.final = true;
     if (g.capped !== undefined) shaped.itemCap = g.capped;
   }
   return { doc, shaped };
@@ -242,8 +236,7 @@ function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
   if (spec.on_empty !== undefined) doc = onEmpty(doc, spec.on_empty);
   const result = classify(input, total, doc);
   const { shaped } = staged;
-  if (shaped.final && result.loss !== 'none') {
-    result.final = true;
+  if (result.loss !== 'none') {
     if (shaped.itemCap !== undefined) result.itemCap = shaped.itemCap;
     if (shaped.runsKept !== undefined) result.runsKept = shaped.runsKept;
   }

@@ -56,8 +56,7 @@
  *     finds keeps its first head and last tail lines around `... (K lines omitted)`.
  *     runs_max_chars C (filter level): when the result would be longer than C characters, every
  *     run keeps at most k lines (for every rule, shared as its head and tail are), the largest k
- *     that fits, down to a run's first line; lines outside runs always stay. A filter with it is
- *     final for the run, like one that grouped lines.
+ *     that fits, down to a run's first line; lines outside runs always stay.
  *   - group_lines: a line joins the group of the first rule whose pattern finds it, keyed by that
  *     rule's `key` (default `$1`). A group of at least `min_count` (2) lines is written where its
  *     first line was: `header`, then each line's `item` (default: the line), at most `max_items` of
@@ -68,7 +67,6 @@
  *     group_max_chars C (filter level): when the grouped text would be longer than C characters,
  *     every group shows fewer items — one cap for all, the largest that fits, down to the header
  *     alone (then without `… +N more` when the header gives `$<count>`); headers are never cut.
- *     A rewrite that grouped lines is final for the run: no later stage (fold, collapse) shortens it.
  *   - truncate_lines_at N (≥ 4): a line longer than N characters (code points) becomes its first
  *     N-3 characters + "...", so exactly N.
  *   - head_lines H / tail_lines T: when there are more than H+T lines, the first H and last T stay
@@ -97,14 +95,6 @@ export interface FilterResult {
   loss: Loss;
   /** For loss 'tail': the 1-based number (in the input) of the first dropped line. */
   tailFrom?: number;
-  /**
-   * The text's shape is the filter's own: it grouped lines (its headers and joined item lists are
-   * the outline: every file of a grep, every location of a tsc error), or it fit its runs within
-   * runs_max_chars (every line outside a run, a diff's file and hunk headers, kept, even when
-   * those alone are more than the budget: they are the outline). No later stage
-   * may shorten it: fold would fold the headers themselves and cut the lists in the middle.
-   */
-  final?: true;
   /** To fit group_max_chars, each group showed at most this many items. */
   itemCap?: number;
   /** To fit runs_max_chars, each run kept at most this many lines. */

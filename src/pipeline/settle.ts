@@ -62,8 +62,8 @@ async function commit(
   slot.current = kept.text;
   // A declarative filter is written for the usual output and cannot bound every one, so what it
   // kept may still be shortened by the later stages (fold, collapse) under the same marker — unless
-  // it says its rewrite is final (a filter that grouped lines). What any other component kept is
-  // final for this run.
+  // it says its rewrite is final (cmdfilter: one within its max_tokens). What any other component
+  // kept is final for this run.
   if (
     kept.tag !== undefined &&
     kept.outcome.final !== true &&

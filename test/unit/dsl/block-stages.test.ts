@@ -151,10 +151,10 @@ describe('limit_runs within runs_max_chars', () => {
   ];
   const input = `${[0, 1, 2].flatMap(hunk).join('\n')}\n`;
 
-  it('keeps the rules as they are when they fit, and says the shape is its own', async () => {
+  it('keeps the rules as they are when they fit, with no cap reported', async () => {
     const r = (await filterOf(diff(100_000))).run(input);
     expect(r.text).toContain('+  line 3 of f0\n... (3 lines omitted)\n+  line 7 of f0\n');
-    expect(r).toMatchObject({ loss: 'whole', final: true });
+    expect(r.loss).toBe('whole');
     expect(r.runsKept).toBeUndefined();
   });
 
@@ -180,7 +180,6 @@ describe('limit_runs within runs_max_chars', () => {
     expect(r.text).toContain(
       'diff --git a/f2.ts b/f2.ts\n@@ -1,12 +1,12 @@ function f2() {\n const a = 1;\n... (2 lines omitted)\n+  line 0 of f2\n... (8 lines omitted)\n',
     );
-    expect(r.final).toBe(true);
   });
 
   it('is refused without limit_runs', () => {
@@ -202,7 +201,6 @@ describe('group_lines', () => {
     expect(f.run(input)).toEqual({
       text: 'a.ts (3 hits)\n  1:x\n  7:z\n  … +1 more\nb.ts:4:y\nc.ts:2:only\nBinary file d matches\n',
       loss: 'whole',
-      final: true,
     });
   });
 
@@ -256,12 +254,12 @@ describe('group_lines within group_max_chars', () => {
     '',
   ].join('\n');
 
-  it('leaves the groups as max_items makes them when they fit, and says the rewrite grouped lines', async () => {
+  it('leaves the groups as max_items makes them when they fit, with no cap reported', async () => {
     const r = (await filterOf(grep(10_000))).run(input);
     expect(r.text).toContain(
       'a.ts (4 hits)\n  1:hit 1 in a.ts\n  2:hit 2 in a.ts\n  3:hit 3 in a.ts\n  … +1 more\n',
     );
-    expect(r).toMatchObject({ loss: 'whole', final: true });
+    expect(r.loss).toBe('whole');
     expect(r.itemCap).toBeUndefined();
   });
 
@@ -319,7 +317,7 @@ describe('group_lines within group_max_chars', () => {
   it('does not say so when nothing was grouped', async () => {
     const r = (await filterOf(grep(1))).run('a.ts:1:x\nb.ts:2:y\n');
     expect(r.loss).toBe('none');
-    expect(r.final).toBeUndefined();
+    expect(r.itemCap).toBeUndefined();
   });
 
   it('is refused without group_lines', () => {
