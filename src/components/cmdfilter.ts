@@ -8,8 +8,8 @@
  * inline tests prove they keep every failure line, and checks the rewrite kept them all.
  *
  * The rewrite is final for the run — no later stage shortens it — when the filter kept at most
- * max_tokens (8,000, estimated at 4 bytes a token: about the 30,000 characters Claude Code's Bash
- * tool passes on whole, BASH_MAX_OUTPUT_LENGTH). A filter knows its output's shape
+ * max_tokens (8,000 tokens, counted: under the 30,000 characters Claude Code's Bash tool passes on
+ * whole, BASH_MAX_OUTPUT_LENGTH). A filter knows its output's shape
  * and fold does not: after git-diff it folds changed lines into `[×N] +…` templates, after grep its
  * file headers, after tsc it cuts location lists mid-line; a filter bounds itself within that
  * (group_max_chars, runs_max_chars). One that kept more is still shortened by fold or collapse,
@@ -36,8 +36,8 @@ const CONFIG = section({
   /** Filter names never to apply (the next matching filter is used instead). */
   disabled: list(string(), 'a list of strings'),
   /**
-   * A rewrite up to this many tokens (estimated at 4 bytes a token) is final for the run; a longer
-   * one may still be shortened by the later stages (fold, collapse) under the same marker.
+   * A rewrite of at most this many tokens is final for the run; a longer one may still be shortened
+   * by the later stages (fold, collapse) under the same marker.
    */
   max_tokens: integer().or(8000),
 });
@@ -67,7 +67,8 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
     const r = filter.run(o.text);
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
-    const final = byteLength(r.text) <= cfg.max_tokens * BYTES_PER_TOKEN;
+    // Counted, not estimated: diffs and code run 3 bytes a token, so 4 would let 30 % more through.
+    const final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));
     if (r.loss === 'tail' && r.tailFrom !== undefined) {
       const kept = r.tailFrom - 1;
       const outcome: Outcome = {
