@@ -206,14 +206,21 @@ export function limitRuns(
   const full = apply(Number.POSITIVE_INFINITY);
   if (maxChars === undefined || charsOf(full) <= maxChars) return { doc: result(full) };
   const most = Math.max(...rules.map((r) => r.head + r.tail));
-  let lo = 1;
-  let hi = most - 1;
+  const kept = largestFitting(1, most - 1, (cap) => charsOf(apply(cap)) <= maxChars);
+  return { doc: result(apply(kept)), kept };
+}
+
+/**
+ * The largest n in lo..hi for which fits(n) holds, found by bisection (fits is taken to hold up to
+ * some n and not above it); lo when none above lo does.
+ */
+function largestFitting(lo: number, hi: number, fits: (n: number) => boolean): number {
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (charsOf(apply(mid)) <= maxChars) lo = mid;
+    if (fits(mid)) lo = mid;
     else hi = mid - 1;
   }
-  return { doc: result(apply(lo)), kept: lo };
+  return lo;
 }
 
 /** A rule's head and tail within `cap` lines a run, shared as head : tail (the head at least one). */
@@ -268,8 +275,8 @@ export function groupLines(
   doc: Doc,
   rules: readonly GroupRule[],
   maxChars?: number,
-): { doc: Doc; grouped: boolean; capped?: number } {
-  if (rules.length === 0) return { doc, grouped: false };
+): { doc: Doc; capped?: number } {
+  if (rules.length === 0) return { doc };
   const groups = new Map<string, Gathered>();
   const memberOf: (Gathered | undefined)[] = [];
   doc.lines.forEach((l, i) => {
@@ -305,7 +312,7 @@ export function groupLines(
     drafted.set(g, d);
     layout.push(d);
   });
-  if (drafted.size === 0) return { doc, grouped: false };
+  if (drafted.size === 0) return { doc };
   const capped = maxChars === undefined ? undefined : fittingCap(layout, maxChars);
   const cap = capped ?? Number.POSITIVE_INFINITY;
   const out: Line[] = [];
@@ -313,9 +320,7 @@ export function groupLines(
     if ('src' in x) out.push(x);
     else for (const t of render(x, cap)) out.push(written(t, doc));
   }
-  return capped === undefined
-    ? { doc: { ...doc, lines: out }, grouped: true }
-    : { doc: { ...doc, lines: out }, grouped: true, capped };
+  return capped === undefined ? { doc: { ...doc, lines: out } } : { doc: { ...doc, lines: out }, capped };
 }
 
 /** A group with its header and the items max_items lets it show, written out once. */
@@ -371,12 +376,5 @@ function fittingCap(layout: readonly (Line | Drafted)[], maxChars: number): numb
     return n;
   };
   if (length(most) <= maxChars) return undefined;
-  let lo = 0;
-  let hi = most - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (length(mid) <= maxChars) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
+  return largestFitting(0, most - 1, (cap) => length(cap) <= maxChars);
 }
