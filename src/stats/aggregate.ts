@@ -123,9 +123,13 @@ export class Aggregator {
         row.outputs++;
         row.tokensIn += l.ti;
         row.tokensOut += l.to;
-        row.cappedIn += l.hi >= 0 ? l.hi : l.ti;
-        row.cappedOut += l.ho >= 0 ? l.ho : l.to;
-        this.day(l.t).saved += l.ti - l.to;
+        const hi = l.hi >= 0 ? l.hi : l.ti;
+        const ho = l.ho >= 0 ? l.ho : l.to;
+        row.cappedIn += hi;
+        row.cappedOut += ho;
+        const day = this.day(l.t);
+        day.saved += l.ti - l.to;
+        day.cappedSaved += hi - ho;
         this.hosts.out(l);
         break;
       }
@@ -304,7 +308,7 @@ export class Aggregator {
     const day = this.days.of(t);
     let row = this.daily.get(day);
     if (!row) {
-      row = { day, runs: 0, saved: 0 };
+      row = { day, runs: 0, saved: 0, cappedSaved: 0 };
       this.daily.set(day, row);
     }
     return row;

@@ -24,6 +24,11 @@ export interface HostRow {
   /** What the host shows, and where that figure comes from (null for a host cg does not model). */
   shows: string | null;
   source: string | null;
+  /** tokensIn − tokensOut and cappedIn − cappedOut, with their percentages (null when in is 0). */
+  saved: number;
+  savedPct: number | null;
+  cappedSaved: number;
+  cappedSavedPct: number | null;
 }
 
 export interface CappedTotals {
@@ -87,9 +92,15 @@ export class HostTally {
   finish(returned: number, model: number): { capped: CappedTotals; hosts: HostRow[] } {
     const saved = this.capIn - this.capOut;
     const net = saved - returned - model;
-    const hosts = [...this.rows].sort(
-      (a, b) => b.runs - a.runs || (a.host ?? '').localeCompare(b.host ?? ''),
-    );
+    const hosts = this.rows
+      .map((r) => ({
+        ...r,
+        saved: r.tokensIn - r.tokensOut,
+        savedPct: pct(r.tokensIn - r.tokensOut, r.tokensIn),
+        cappedSaved: r.cappedIn - r.cappedOut,
+        cappedSavedPct: pct(r.cappedIn - r.cappedOut, r.cappedIn),
+      }))
+      .sort((a, b) => b.runs - a.runs || (a.host ?? '').localeCompare(b.host ?? ''));
     return {
       capped: {
         in: this.capIn,
@@ -129,6 +140,10 @@ export class HostTally {
       cappedOut: 0,
       shows: model ? `${model.label}: ${model.shows}` : null,
       source: model?.source ?? null,
+      saved: 0,
+      savedPct: null,
+      cappedSaved: 0,
+      cappedSavedPct: null,
     };
     this.rows.push(row);
     return row;

@@ -21,7 +21,8 @@
  *   commands      [{command, outputs, tokensIn, tokensOut, saved, savedPct, estimated, cappedIn,
  *                   cappedOut, cappedSaved, cappedSavedPct}]  top N, by cappedSaved
  *   unmatched     [{command, count, bytes}]      top N commands cmdfilter found no filter for
- *   daily         [{day, runs, saved}]           local days with activity, oldest first
+ *   daily         [{day, runs, saved, cappedSaved}]   local days with activity, oldest first;
+ *                 cappedSaved: the day's saving against what the host would have shown
  *   tokenizers    [names]                        tokenizers the counts were made with
  *   ledger        {dir, files, bytes, lines, badLines, duplicates, pendingSettled, pendingLeft,
  *                  pendingBad}
@@ -35,7 +36,7 @@
  *                 and writes; estimatedCalls: calls whose server reported no usage, counted by cg
  *                 with the run's tokenizer (included in the figures, never left out)
  *   hosts         [{host, runs, via, outputs, outputsCapped, tokensIn, tokensOut, cappedIn,
- *                   cappedOut, shows, source}]
+ *                   cappedOut, shows, source, saved, savedPct, cappedSaved, cappedSavedPct}]
  *   recall        [{component, filter, markers, expands, recalled, tokensReturned,
  *                   tokensReturnedEstimated, recallRate, tooAggressive}]    recall.ts
  *   discover      {commands, runs, tokens, rows: [{command, runs, bytes, tokens, estimated,
@@ -100,6 +101,8 @@ export interface DayRow {
   day: string;
   runs: number;
   saved: number;
+  /** The same outputs against what their host would have shown (as CommandRow.cappedSaved). */
+  cappedSaved: number;
 }
 
 export interface LedgerInfo {

@@ -46,8 +46,8 @@ describe('rendering', () => {
     const now = new Date(2026, 10, 5, 12).getTime();
     const r = reportWith((r) => {
       r.daily = [
-        { day: '2026-11-02', runs: 1, saved: 1000 },
-        { day: '2026-11-04', runs: 1, saved: 500 },
+        { day: '2026-11-02', runs: 1, saved: 1000, cappedSaved: 1000 },
+        { day: '2026-11-04', runs: 1, saved: 500, cappedSaved: 500 },
       ];
     });
     const lines = renderGraph(r, PLAIN, 41, now).trimEnd().split('\n');

@@ -131,8 +131,8 @@ describe('the stats report', () => {
     ]);
     expect(r.outputs).toEqual({ rewritten: 2, untouched: 1, untouchedBytes: 50 });
     expect(r.daily).toEqual([
-      { day: '2026-11-02', runs: 1, saved: 90 },
-      { day: '2026-11-03', runs: 0, saved: 30 },
+      { day: '2026-11-02', runs: 1, saved: 90, cappedSaved: 90 },
+      { day: '2026-11-03', runs: 0, saved: 30, cappedSaved: 30 },
     ]);
   });
 });
@@ -168,6 +168,12 @@ describe('the accounting a sceptic can check', () => {
       [null, 1, { pipe: 1 }, 1, 0, 2_000],
     ]);
     expect(r.commands.find((c) => c.command === 'seq')).toMatchObject({ saved: 34_800, cappedSaved: 5_400 });
+    // The same split per host and per day, so a page drawn from the report adds up to its totals.
+    expect(r.hosts.map((h) => [h.host, h.saved, h.cappedSaved, h.cappedSavedPct])).toEqual([
+      ['claude-code', 34_800, 5_400, 96.4],
+      [null, 1_800, 1_800, 90],
+    ]);
+    expect(r.daily).toEqual([{ day: '2026-11-02', runs: 3, saved: 36_600, cappedSaved: 7_200 }]);
   });
 
   it('counts a marker as recalled once however often it comes back, per filter, and flags a filter past 30 %', async () => {
