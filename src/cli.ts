@@ -286,9 +286,10 @@ Examples:
     .description('tokens saved, from the ledger: totals, by component and command, net of cg expand')
     .option('--since <when>', 'only events since a duration ago (30m, 24h, 7d) or a date (2026-11-01)')
     .option('--session <id>', 'only events of this session ($CG_SESSION when they were recorded)')
-    .option('--top <n>', 'rows per table (default: what fits one screen; 10 in --json)')
+    .option('--top <n>', 'rows per table (default: what fits one screen; 10 in --json and --html)')
     .option('--json', 'machine-readable report (keys are only ever added, never renamed)')
     .option('--graph', 'daily saved tokens as a bar chart')
+    .option('--html <file>', 'the report as one self-contained HTML page, with charts (- for stdout)')
     .option('--reset', 'delete the ledger and pending records, and say what was removed')
     .option('--observed', 'what cg proxy --observe would have saved (its own ledger), not what was saved')
     .addHelpText(

@@ -1,7 +1,8 @@
 /**
  * `cg stats`: settles pending records into exact counts, reads the ledger (filtered by --since and
  * --session) and prints the savings: a table, --json (keys listed in stats/report.ts, only ever
- * added), or --graph. --reset deletes the ledger and pending records and says what it removed.
+ * added), --graph, or --html FILE (one self-contained page, stats/html.ts; its modules load only
+ * then, and FILE is checked before the ledger is read). --reset deletes the ledger and pending records and says what it removed.
  * Colour (chalk, loaded only when used) is on for a terminal, off with NO_COLOR or a pipe;
  * FORCE_COLOR turns it on anyway.
  */
@@ -9,10 +10,10 @@ import { rm } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { writeOut } from '../io.js';
 import { observeEnv } from '../proxy/observe-dir.js';
-import { buildReport } from '../stats/build.js';
+import { buildReport, type ReportOptions } from '../stats/build.js';
 import { removeLedgers } from '../stats/ledger.js';
-import { ledgerLocation } from '../stats/paths.js';
-import { type Paint, PLAIN, renderGraph, renderTable } from '../stats/render.js';
+import { type LedgerLocation, ledgerLocation } from '../stats/paths.js';
+import { bytesText, type Paint, PLAIN, renderGraph, renderTable } from '../stats/render.js';
 import { parseSince } from '../stats/since.js';
 
 export interface StatsFlags {
@@ -21,6 +22,8 @@ export interface StatsFlags {
   top?: string;
   json?: boolean;
   graph?: boolean;
+  /** Write the report as one HTML page to this file (`-`: stdout). */
+  html?: string;
   reset?: boolean;
   /** What `cg proxy --observe` would have saved (its own ledger), instead of what was saved. */
   observed?: boolean;
@@ -31,23 +34,28 @@ export const DEFAULT_TOP = 10;
 export async function statsCommand(flags: StatsFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const loc = ledgerLocation(flags.observed ? observeEnv(env) : env);
   if (flags.reset) {
-    if (flags.since !== undefined || flags.session !== undefined) {
+    if (flags.since !== undefined || flags.session !== undefined || flags.html !== undefined) {
       throw new UsageError(
-        'stats: --reset clears the whole ledger; it cannot be combined with --since or --session',
+        'stats: --reset clears the whole ledger; it cannot be combined with --since, --session or --html',
       );
     }
     return reset(loc, !!flags.json);
   }
+  if (flags.html !== undefined && (flags.json || flags.graph)) {
+    throw new UsageError('stats: --html writes a page; it cannot be combined with --json or --graph');
+  }
   const top = parseTop(flags.top);
-  // The text view fits one screen unless --top asks for more rows; --json lists the top N.
+  // The text view fits one screen unless --top asks for more rows; --json and --html list the top N.
   const since = flags.since !== undefined ? parseSince(flags.since) : undefined;
   const session = flags.session;
 
-  const report = await buildReport(loc, {
+  const opts: ReportOptions = {
     top,
     ...(since !== undefined ? { since } : {}),
     ...(session !== undefined ? { session } : {}),
-  });
+  };
+  if (flags.html !== undefined) return writePage(flags.html, loc, opts);
+  const report = await buildReport(loc, opts);
   if (flags.json) {
     await writeOut(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
@@ -61,6 +69,19 @@ export async function statsCommand(flags: StatsFlags, env: NodeJS.ProcessEnv = p
   return 0;
 }
 
+/** --html: FILE is checked before the ledger is read, so a refused target costs no work. */
+async function writePage(file: string, loc: LedgerLocation, opts: ReportOptions): Promise<number> {
+  const [{ checkTarget, STDOUT, writeAtomically }, { renderHtml }] = await Promise.all([
+    import('../stats/write-report.js'),
+    import('../stats/html.js'),
+  ]);
+  const target = await checkTarget(file);
+  const html = renderHtml(await buildReport(loc, opts));
+  if (target === STDOUT) await writeOut(html);
+  else await writeOut(`cg stats: wrote ${file} (${bytesText(await writeAtomically(target, html))})\n`);
+  return 0;
+}
+
 export function parseTop(raw: string | undefined, fallback = DEFAULT_TOP): number {
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
@@ -69,7 +90,7 @@ export function parseTop(raw: string | undefined, fallback = DEFAULT_TOP): numbe
   return Number(raw);
 }
 
-async function reset(loc: ReturnType<typeof ledgerLocation>, json: boolean): Promise<number> {
+async function reset(loc: LedgerLocation, json: boolean): Promise<number> {
   const removed = await removeLedgers(loc);
   let pending = 0;
   try {

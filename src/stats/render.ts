@@ -21,8 +21,8 @@ export interface Paint {
 const id = (s: string) => s;
 export const PLAIN: Paint = { bold: id, dim: id, green: id, yellow: id, cyan: id };
 
-const num = (n: number) => Math.round(n).toLocaleString('en-US');
-const pctText = (p: number | null) => (p === null ? '–' : `${p.toFixed(1)}%`);
+export const num = (n: number) => Math.round(n).toLocaleString('en-US');
+export const pctText = (p: number | null) => (p === null ? '–' : `${p.toFixed(1)}%`);
 
 export function bytesText(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -31,7 +31,8 @@ export function bytesText(n: number): string {
   return `${(n / 1024 ** 3).toFixed(2)} GB`;
 }
 
-function scope(r: StatsReport): string {
+/** What the report covers: `all time`, or since when, and the session. */
+export function scope(r: StatsReport): string {
   const parts = [r.filter.since ? `since ${r.filter.since.replace(/\.000Z$/, 'Z')}` : 'all time'];
   if (r.filter.session !== null) parts.push(`session ${r.filter.session}`);
   return parts.join(' · ');
