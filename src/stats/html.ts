@@ -8,6 +8,7 @@
  * filters) carry no key. Pure: report in, HTML out.
  */
 import { esc } from './html-escape.js';
+import { type Cell, card, k, kn, n, p, pair, section, t, table } from './html-parts.js';
 import { PAGE_STYLE } from './html-style.js';
 import { label as recallLabel, TOO_AGGRESSIVE_PCT } from './recall.js';
 import { bytesText, num, pctText, scope } from './render.js';
@@ -19,31 +20,6 @@ export interface PageOptions {
   /** When the page is made (the time chart runs to this day); default now. */
   now?: number;
 }
-
-/** One table cell: its text, and its --json path when the figure is the report's own. */
-interface Cell {
-  text: string;
-  key?: string;
-  numeric?: boolean;
-  cls?: string;
-}
-
-const n = (value: number, key?: string): Cell => ({
-  text: num(value),
-  numeric: true,
-  ...(key ? { key } : {}),
-});
-const p = (value: number | null, key?: string): Cell => ({
-  text: pctText(value),
-  numeric: true,
-  ...(key ? { key } : {}),
-});
-const t = (text: string, cls?: string): Cell => ({ text, ...(cls ? { cls } : {}) });
-/** A figure inside running text. */
-const k = (key: string, text: string) => `<span data-key="${esc(key)}">${esc(text)}</span>`;
-/** A count and its noun inside running text: `1 output`, `3 outputs`. */
-const kn = (key: string, count: number, noun: string) =>
-  `${k(key, num(count))} ${noun}${count === 1 ? '' : 's'}`;
 
 export function renderHtml(r: StatsReport, opts: PageOptions = {}): string {
   const now = opts.now ?? Date.now();
@@ -75,42 +51,6 @@ ${body.join('\n')}
 </body>
 </html>
 `;
-}
-
-function section(id: string, title: string, intro: string, content: string): string {
-  return `<section id="${id}" aria-labelledby="${id}-h">
-<h2 id="${id}-h">${esc(title)}</h2>
-<p class="muted">${intro}</p>
-${content}
-</section>`;
-}
-
-/**
- * A chart with its table beside it (below it for a table too wide to share the row); `what` names
- * the table for a screen reader.
- */
-function pair(chart: string, tableHtml: string, what: string, wide = false): string {
-  return `<div class="pair${wide ? ' stacked' : ''}"><figure>${chart}</figure><div class="scroll" tabindex="0" role="region" aria-label="${esc(what)}">${tableHtml}</div></div>`;
-}
-
-function table(caption: string, head: string[], rows: Cell[][], foot?: Cell[]): string {
-  const numericCol = head.map((_, i) => rows.some((row) => row[i]?.numeric));
-  const th = head
-    .map((h, i) => `<th scope="col"${numericCol[i] ? ' class="n"' : ''}>${esc(h)}</th>`)
-    .join('');
-  const tr = (row: Cell[]) =>
-    `<tr>${row
-      .map((c, i) => {
-        const cls = [c.numeric ? 'n' : '', c.cls ?? ''].filter(Boolean).join(' ');
-        const attrs = `${cls ? ` class="${cls}"` : ''}${c.key ? ` data-key="${esc(c.key)}"` : ''}`;
-        return i === 0 ? `<th scope="row"${attrs}>${esc(c.text)}</th>` : `<td${attrs}>${esc(c.text)}</td>`;
-      })
-      .join('')}</tr>`;
-  return `<table><caption>${esc(caption)}</caption><thead><tr>${th}</tr></thead><tbody>${rows.map(tr).join('')}</tbody>${foot ? `<tfoot>${tr(foot)}</tfoot>` : ''}</table>`;
-}
-
-function card(title: string, big: string, sub: string): string {
-  return `<div class="card"><dt>${esc(title)}</dt><dd class="big">${big}</dd><dd class="muted">${sub}</dd></div>`;
 }
 
 /** Markers shown and brought back, over every filter and component. */
