@@ -122,6 +122,8 @@ export class RedisServer {
     const child = this.child;
     this.child = undefined;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    // A paused server takes SIGTERM only once it runs again.
+    child.kill('SIGCONT');
     await new Promise<void>((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
       child.once('exit', () => {
@@ -130,6 +132,16 @@ export class RedisServer {
       });
       child.kill('SIGTERM');
     });
+  }
+
+  /** SIGSTOP: the server keeps its port and its connections but answers nothing (a hung or slow server). */
+  pause(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after pause(): it answers again, every command sent meanwhile included. */
+  resume(): void {
+    this.child?.kill('SIGCONT');
   }
 
   /** Stop, then start again on the same port with the same data. */

@@ -20,7 +20,7 @@ import {
 } from './record.js';
 
 /** Appended lines may grow to this before a rewrite, however small the record. */
-const MIN_REWRITE_BYTES = 256 * 1024;
+export const MIN_REWRITE_BYTES = 256 * 1024;
 
 export interface KeptRecord {
   record?: SessionRecord;
@@ -29,6 +29,11 @@ export interface KeptRecord {
   /** Bytes of the whole record at its last rewrite, and of the lines appended since. */
   baseBytes: number;
   appendedBytes: number;
+  /**
+   * A shared backend's (shared-records.ts): entries this process saved only to its local record
+   * while the server could not be reached, written to the server once it answers again.
+   */
+  pending?: SessionRecord;
 }
 
 export function keptRecord(): KeptRecord {

@@ -80,6 +80,12 @@ export type MergeEntry = (onDisk: RecordEntry, ours: RecordEntry) => RecordEntry
 
 const lastWins: MergeEntry = (_, ours) => ours;
 
+/** Forward only: a final placeholder never changes again; otherwise what was sent first stands. */
+export function mergeEntry(onDisk: RecordEntry, ours: RecordEntry): RecordEntry {
+  if (onDisk.f) return onDisk;
+  return ours.f ? ours : onDisk;
+}
+
 /** Applies `ours` over `base`: each output through merge, memo keys re-set as the most recent. */
 export function mergeInto(base: SessionRecord, ours: SessionRecord, merge: MergeEntry): void {
   for (const [outputId, e] of ours.outputs) {
@@ -125,13 +131,22 @@ export async function loadRecord(
   id: string,
   merge: MergeEntry = lastWins,
 ): Promise<SessionRecord> {
-  const empty: SessionRecord = { id, outputs: new Map() };
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch {
-    return empty;
+    return { id, outputs: new Map() };
   }
+  return parseRecord(text, id, merge);
+}
+
+/**
+ * A record from its text: the whole record's line, then the lines appended after it, applied in
+ * order (through merge). A first line that is not a record reads as an empty record; a later line
+ * that does not parse is skipped (cut short by a crash while it was appended).
+ */
+export function parseRecord(text: string, id: string, merge: MergeEntry = lastWins): SessionRecord {
+  const empty: SessionRecord = { id, outputs: new Map() };
   const lines = text.split('\n');
   let first: { v?: unknown; outputs?: unknown; memo?: unknown };
   try {
@@ -141,17 +156,20 @@ export async function loadRecord(
   }
   if (first?.v !== VERSION || !first.outputs || typeof first.outputs !== 'object') return empty;
   const record = partsOf(first, id);
-  for (const line of lines.slice(1)) {
-    if (line === '') continue;
-    let delta: unknown;
-    try {
-      delta = JSON.parse(line);
-    } catch {
-      continue; // cut short by a crash while it was appended
-    }
-    if (delta && typeof delta === 'object') mergeInto(record, partsOf(delta, id), merge);
-  }
+  for (const line of lines.slice(1)) applyLine(record, line, merge);
   return record;
+}
+
+/** Applies one appended line (deltaLine) over record; a line that does not parse changes nothing. */
+export function applyLine(record: SessionRecord, line: string, merge: MergeEntry): void {
+  if (line === '' || line === '\n') return;
+  let delta: unknown;
+  try {
+    delta = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if (delta && typeof delta === 'object') mergeInto(record, partsOf(delta, record.id), merge);
 }
 
 function body(record: SessionRecord): string {
@@ -164,7 +182,8 @@ function body(record: SessionRecord): string {
   return `"outputs":{${parts.join(',')}}${tail}`;
 }
 
-function serialise(record: SessionRecord): string {
+/** The whole record as its first line (what saveRecord writes). */
+export function recordLine(record: SessionRecord): string {
   return `{"v":${VERSION},"id":${JSON.stringify(record.id)},${body(record)}}\n`;
 }
 
@@ -212,7 +231,7 @@ export async function saveRecord(
     await withLock(path, async () => {
       const disk = await loadRecord(path, ours.id, merge);
       mergeInto(disk, ours, merge);
-      const text = serialise(disk);
+      const text = recordLine(disk);
       const tmp = join(dir, `${TMP_PREFIX}${process.pid}-${++tmpCounter}-${Date.now().toString(36)}`);
       try {
         await writeFile(tmp, text, { mode: 0o600 });

@@ -15,17 +15,11 @@ import type { ToolOutput, Transcript } from '../input/transcript.js';
 import type { Pin, Replay, Stage } from '../pipeline/run.js';
 import { keyOf } from '../store/keys.js';
 import { sessionIdentity } from './id.js';
-import { currentRecord, detach, type KeptRecord, saveKept } from './kept-record.js';
+import { detach, type KeptRecord } from './kept-record.js';
 import { sessionsDir } from './location.js';
 import type { SessionMemo } from './memo.js';
-import {
-  loadRecord,
-  type RecordEntry,
-  recordEntry,
-  recordPath,
-  type SessionRecord,
-  saveRecord,
-} from './record.js';
+import { type RecordEntry, recordEntry, type SessionRecord } from './record.js';
+import { diskRecords, type RecordBackend } from './records.js';
 
 /** Held-back rewrites apply once they save this many tokens, when no stage sets its own batch. */
 export const DEFAULT_FLUSH_TOKENS = 10_000;
@@ -35,6 +29,8 @@ export interface SessionOptions {
   id?: string;
   /** Where records live; default <state dir>/sessions. */
   dir?: string;
+  /** The record backend (records.ts); default the files under dir. */
+  records?: RecordBackend;
   env?: NodeJS.ProcessEnv;
   /** The batch for held-back rewrites when no stage asks for one (batchTokens). */
   flushTokens?: number;
@@ -99,11 +95,7 @@ export function keepsState(stages: readonly Stage[]): boolean {
   });
 }
 
-/** Forward only: a final placeholder never changes again; otherwise what was sent first stands. */
-export function mergeEntry(onDisk: RecordEntry, ours: RecordEntry): RecordEntry {
-  if (onDisk.f) return onDisk;
-  return ours.f ? ours : onDisk;
-}
+export { mergeEntry } from './record.js';
 
 export async function openSession(
   t: Transcript,
@@ -125,11 +117,9 @@ export async function openSession(
     (t.format === 'text' && !keepsState(stages))
   )
     return undefined;
-  const dir = opts.dir ?? sessionsDir(env);
-  const path = recordPath(dir, identity.key);
+  const records = opts.records ?? diskRecords(opts.dir ?? sessionsDir(env));
   const { kept } = opts;
-  const record =
-    (kept && (await currentRecord(kept, path))) ?? (await loadRecord(path, identity.label, mergeEntry));
+  const record = await records.load(identity.key, identity.label, kept);
 
   const hashes = new Map<string, string>();
   const echoes = new Set<string>();
@@ -208,9 +198,8 @@ export async function openSession(
       if (kept) {
         if (memoSet.size > 0)
           ours.memo = new Map([...memoSet].map(([k, v]) => [detach(k), detach(v)] as [string, string]));
-        return await saveKept(kept, dir, path, record, ours, mergeEntry);
       }
-      return await saveRecord(dir, path, ours, mergeEntry);
+      return await records.save(identity.key, record, ours, kept);
     },
   };
 }

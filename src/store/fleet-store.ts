@@ -35,6 +35,11 @@ export interface FleetOptions {
   warn: (line: string) => void;
 }
 
+/** The Redis store behind a fleet store, for what else shares its server (the proxy's session records). */
+export function sharedRedis(store: Store | null | undefined): RedisStore | undefined {
+  return (store as { shared?: RedisStore } | null | undefined)?.shared;
+}
+
 export function createFleetStore(opts: FleetOptions): Store {
   const { redis, local, fallback, cache } = opts;
   const useLocal = fallback || cache;
@@ -50,8 +55,9 @@ export function createFleetStore(opts: FleetOptions): Store {
     await local.put(bytes.toString('utf8'), bytes).catch(() => undefined);
   }
 
-  const store: Store = {
+  const store: Store & { readonly shared: RedisStore } = {
     dir: redis.dir,
+    shared: redis,
 
     async writable() {
       if (await redis.writable()) return true;

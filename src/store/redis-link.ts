@@ -42,6 +42,12 @@ export interface RedisLink {
   run<T>(op: (client: Redis) => Promise<T>, bytes?: number): Promise<T>;
   /** Why the link is down right now, if it is (a run would fail at once). */
   downReason(): string | undefined;
+  /**
+   * Asks the server now (PING) on a connection of its own, even while the link is down — a
+   * readiness check, so a long-lived process learns the server is back without waiting out
+   * DOWN_MS. Undefined when it answered (the link is then up again), else why not.
+   */
+  probe?(): Promise<string | undefined>;
   close(): void;
 }
 
@@ -149,6 +155,19 @@ export function createRedisLink(target: RedisTarget, timeoutMs: number): RedisLi
       } finally {
         inFlight--;
         if (inFlight === 0) hold(false);
+      }
+    },
+
+    async probe() {
+      const fresh = createRedisLink(target, timeoutMs);
+      try {
+        await fresh.run((c) => c.ping());
+        down = undefined;
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      } finally {
+        fresh.close();
       }
     },
 
