@@ -3,7 +3,10 @@
  * config, decides the upstreams (flags, else the user's own config's `proxy:` section — never a
  * project's `.cg.yaml`, which could otherwise send bodies and keys elsewhere), refuses a
  * non-loopback bind unless --allow-remote, prints the lines that point a client at it, and serves
- * until SIGINT/SIGTERM. Everything heavy (node:http, undici) is imported here, on demand.
+ * until SIGINT/SIGTERM: the first drains (nothing new accepted, everything in flight finished, exit
+ * 0: a rolling restart drops no request), a second stops at once. With a Redis store, session
+ * records are shared in Redis too (`proxy.sessions: local` keeps them on this machine). Everything
+ * heavy (node:http, undici, the Redis records) is imported here, on demand.
  */
 
 import { resolve } from 'node:path';
@@ -16,7 +19,11 @@ import type { CompactedRequest } from '../proxy/compact-request.js';
 import { PROXY_CONFIG_DEFAULTS, type ProxyConfig, upstreamUrl } from '../proxy/config.js';
 import { observeEnv } from '../proxy/observe-dir.js';
 import { setupLines } from '../proxy/setup.js';
+import { sessionsDir } from '../session/location.js';
+import { diskRecords, type RecordBackend } from '../session/records.js';
+import { sharedRedis } from '../store/fleet-store.js';
 import { openStore } from '../store/open.js';
+import type { Store } from '../store/store.js';
 
 export interface ProxyFlags {
   port?: string;
@@ -83,12 +90,36 @@ export function proxySettings(
       flags.timeoutMs !== undefined
         ? wholeNumber(flags.timeoutMs, '--timeout-ms', 1, 3_600_000)
         : base.timeoutMs,
+    sessions: base.sessions,
     ...(project && config.proxy && JSON.stringify(config.proxy) !== JSON.stringify(PROXY_CONFIG_DEFAULTS)
       ? {
           ignored: `${config.file}: proxy settings of a project config are ignored (only your own config or flags set them)`,
         }
       : {}),
   };
+}
+
+/**
+ * Where session records live: in Redis beside the store when the store is Redis (unless the
+ * config keeps them local, or --observe, whose records are its own), else under the state dir.
+ */
+async function sessionRecords(
+  store: Store | null,
+  config: CgConfig,
+  sessions: ProxyConfig['sessions'],
+  dir: string,
+  observe: boolean,
+): Promise<RecordBackend> {
+  const redis = observe || sessions === 'local' ? undefined : sharedRedis(store);
+  if (!redis) return diskRecords(dir);
+  const { sharedRecords } = await import('../session/shared-records.js');
+  return sharedRecords({
+    link: redis.link,
+    prefix: config.store.prefix,
+    ttlDays: config.store.ttlDays,
+    dir,
+    warn,
+  });
 }
 
 /**
@@ -157,6 +188,7 @@ export async function proxyCommand(
     OPENAI_BASE_URL: `${settings.openai}/v1`,
   };
   const { createProxy } = await import('../proxy/server.js');
+  const sessionDir = sessionsDir(stateEnv);
   const proxy = await createProxy({
     config,
     upstreams: { anthropic: settings.anthropic, openai: settings.openai },
@@ -166,6 +198,8 @@ export async function proxyCommand(
     observe: !!flags.observe,
     timeoutMs: settings.timeoutMs,
     env: modelEnv,
+    sessionDir,
+    records: await sessionRecords(store, config, settings.sessions, sessionDir, !!flags.observe),
     ...(flags.verbose ? { log: (line: string) => warn(`proxy: ${line}`) } : {}),
     // Observe mode stashes nothing, so its records carry their texts instead of store keys.
     onCompacted: (c) => record(c, config, stateEnv, flags.observe ? undefined : store?.dir),
@@ -187,10 +221,21 @@ export async function proxyCommand(
   );
   onListening?.(running.url);
   await new Promise<void>((done) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      running.close().then(done, done);
+    let draining = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (draining) {
+        warn(`${signal} again: stopping now, ${running.inFlight()} requests cut`);
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        running.close().then(done, done);
+        return;
+      }
+      draining = true;
+      const n = running.inFlight();
+      warn(
+        `${signal}: draining — no new connections; ${n} request${n === 1 ? '' : 's'} in flight finish first (${signal} again stops now)`,
+      );
+      running.drain().then(done, done);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

@@ -18,6 +18,7 @@ import type { FilterSource, InputFormat } from '../component.js';
 import type { CgConfig } from '../config.js';
 import { isRewritableText } from '../io.js';
 import type { PipelineEvent } from '../pipeline/run.js';
+import type { RecordBackend } from '../session/records.js';
 import type { TurnMemory } from '../session/turns.js';
 import type { HostName } from '../stats/hosts.js';
 import type { Store } from '../store/store.js';
@@ -44,6 +45,8 @@ export interface CompactDeps {
   env: NodeJS.ProcessEnv;
   /** Where session records live (observe mode keeps its own, apart from what was really sent). */
   sessionDir?: string;
+  /** The record backend (src/session/records.ts); default the files under sessionDir. */
+  records?: RecordBackend;
   /** Each recent session's last turn, for a client's retry of the same body. */
   retries?: RetryMemo;
   /** Each recent session's last turn as decided, so the next costs what is new (src/session/turns.ts). */
@@ -71,12 +74,26 @@ export interface CompactedRequest {
   bytesIn: number;
   bytesOut: number;
   ms: number;
+  /**
+   * Settles once what the turn left for the next (its record saved) is done, when records are
+   * shared with other instances: its response goes back only then, so the client's next turn finds
+   * the record on whichever instance it lands.
+   */
+  settled?: Promise<void>;
 }
 
 const queues = new Map<string, Promise<unknown>>();
 
-/** Work a call leaves to be done after it returns, before the next call with the same key starts. */
-type Later = (work: () => Promise<void>) => void;
+/**
+ * Work a call leaves to be done after it returns, before the next call with the same key starts;
+ * the promise settles once it is done.
+ */
+type Later = (work: () => Promise<void>) => Promise<void>;
+
+/** Settles once every session's turns, and the work they left for later, are done (a shutdown). */
+export async function settledTurns(): Promise<void> {
+  while (queues.size > 0) await Promise.all(queues.values());
+}
 
 /**
  * Runs fn after every earlier call with the same key has settled, and what it leaves for later
@@ -89,12 +106,18 @@ async function inOrder<T>(key: string | undefined, fn: (later: Later) => Promise
   if (key === undefined) {
     // No key, no order to keep a later request behind: the work is done before the result goes
     // (a record saved under an identity derived from the body must be there for its next turn).
-    const result = await fn((work) => left.push(work()));
+    const result = await fn((work) => {
+      const done = work();
+      left.push(done);
+      return done;
+    });
     await Promise.all(left);
     return result;
   }
   const later: Later = (work) => {
-    left.push(new Promise<void>((resolve) => setImmediate(resolve)).then(work));
+    const done = new Promise<void>((resolve) => setImmediate(resolve)).then(work);
+    left.push(done);
+    return done;
   };
   const before = queues.get(key) ?? Promise.resolve();
   const call = () => fn(later);
@@ -190,6 +213,7 @@ export async function compactRequest(
         session: {
           ...(sessionId !== undefined ? { id: sessionId } : {}),
           ...(deps.sessionDir !== undefined ? { dir: deps.sessionDir } : {}),
+          ...(deps.records ? { records: deps.records } : {}),
           env: deps.env,
         },
         env: deps.env,
@@ -201,17 +225,19 @@ export async function compactRequest(
       });
       const result = await Promise.race([run, deadline]);
       const session = result.session ?? sessionId;
+      const shared = deps.records?.shared === true;
       if (deps.observe || !result.changed) {
         if (!deps.observe) deps.retries?.set(sessionId, raw, { body: raw, rewritten: false });
-        if (result.finish) later(result.finish);
-        return { ...original(undefined, session), known };
+        const settled = result.finish ? later(result.finish) : undefined;
+        return { ...original(undefined, session), known, ...(shared && settled ? { settled } : {}) };
       }
       const failures = store && 'flush' in store ? await store.flush() : [];
       if (failures.length > 0) return { ...original(`store write failed (${failures[0]})`, session), known };
       const { body } = result;
       deps.retries?.set(sessionId, raw, { body, rewritten: true });
-      if (result.finish) later(result.finish);
+      const settled = result.finish ? later(result.finish) : undefined;
       return {
+        ...(shared && settled ? { settled } : {}),
         body,
         rewritten: true,
         events,

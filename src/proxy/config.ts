@@ -3,7 +3,9 @@
  * compacts with, and how long a compaction may take before the original body goes on instead.
  * Upstreams are data that decides where request bodies (and API keys) are sent, so they come only
  * from the user's own config or the command line, never from a project's `.cg.yaml` (DESIGN §1.8);
- * the command checks where the loaded file came from. Pure and dependency-free: config loading
+ * the command checks where the loaded file came from. `sessions` says where a session's record
+ * lives when the store is Redis: `shared` (in Redis, so any instance behind a balancer replays the
+ * last turn's decisions) or `local` (this machine's state directory, as without Redis). Pure and dependency-free: config loading
  * parses it on every start-up, while the server itself is imported only by `cg proxy`.
  */
 import { type ConfigOf, describe, integer, oneOf, section, string } from '../config/fields.js';
@@ -35,6 +37,8 @@ export const PROXY_CONFIG = section({
   port: integer({ max: 65535 }).or(8787),
   /** A compaction still running after this forwards the original body instead. */
   timeoutMs: integer({ min: 1 }).key('timeout_ms').or(20_000),
+  /** Session records in Redis beside the store (shared) or on this machine (local). */
+  sessions: oneOf(['shared', 'local'] as const).or('shared'),
 });
 export type ProxyConfig = ConfigOf<typeof PROXY_CONFIG>;
 

@@ -4,23 +4,33 @@
  * request streams through untouched. The upstream for each provider is fixed at start-up — the
  * request only ever chooses a path on it, so this is not an open proxy (an absolute-form target or
  * CONNECT is refused). Nothing here logs a body or a secret: --verbose prints the route, sizes,
- * timings and the header names with secret-bearing values redacted. One path is the proxy's own:
- * GET /_cg/health, which `cg doctor` asks. Stats are recorded after the
- * response is done, so they never add to a turn's latency.
+ * timings and the header names with secret-bearing values redacted. Three paths are the proxy's
+ * own: GET /_cg/health, which `cg doctor` asks, and /healthz and /readyz (health.ts). Stats are
+ * recorded after the response is done, so they never add to a turn's latency.
+ *
+ * drain() is a graceful shutdown: no new connection is accepted, every request in flight — a
+ * stream included — is served to its end, and so is a request that arrives meanwhile on a
+ * kept-alive connection (answered with `connection: close`; a balancer that reuses its connection
+ * to us until it sees the listener gone loses nothing); connections idle when the drain begins are
+ * closed then, the others once they have been idle for the server's keep-alive timeout. Then the
+ * work turns left for their sessions is done, and the server is closed.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FilterSource } from '../component.js';
 import type { CgConfig } from '../config.js';
 import type { PipelineEvent } from '../pipeline/run.js';
+import { sessionsDir } from '../session/location.js';
+import { diskRecords, type RecordBackend } from '../session/records.js';
 import { TurnMemory } from '../session/turns.js';
 import type { Store } from '../store/store.js';
 import { createTokens, type Tokens } from '../tokens.js';
 import { BodyTooLarge, readBody } from './body.js';
 import { clientHost } from './client-host.js';
-import { type CompactedRequest, compactRequest } from './compact-request.js';
+import { type CompactedRequest, compactRequest, settledTurns } from './compact-request.js';
 import { providerError } from './errors.js';
 import { forwardRequestHeaders, redactedHeaders } from './headers.js';
+import { type Answer, HEALTHZ_PATH, healthz, READYZ_PATH, readyz } from './health.js';
 import { idleCollector } from './idle-collect.js';
 import { retryMemo } from './retry-memo.js';
 import { type Provider, routeOf } from './routes.js';
@@ -37,6 +47,8 @@ export interface ProxyOptions {
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
   sessionDir?: string;
+  /** The session record backend; default the files under sessionDir (src/session/records.ts). */
+  records?: RecordBackend;
   /** One line per request (and its headers, redacted) under --verbose. */
   log?: (line: string) => void;
   /** After each compacted request's response is done: the decisions, for the stats ledger. */
@@ -51,7 +63,12 @@ export interface ProxyOptions {
 export interface RunningProxy {
   server: Server;
   url: string;
+  /** Stops at once: every connection is cut, streams in flight included. */
   close(): Promise<void>;
+  /** Stops gracefully: nothing new is accepted, everything in flight finishes (see the header). */
+  drain(): Promise<void>;
+  /** Requests being served now. */
+  inFlight(): number;
 }
 
 /** Answered by the proxy itself (cg doctor asks it); every other path goes upstream. */
@@ -89,7 +106,13 @@ export async function createProxy(
     bodyTimeout: opts.bodyTimeoutMs ?? 600_000,
     connect: { timeout: 10_000 },
   });
+  let dispatcherClosed: Promise<void> | undefined;
+  const closeDispatcher = () => {
+    dispatcherClosed ??= dispatcher.close();
+    return dispatcherClosed;
+  };
   const cache = opts.store ? storeCache(opts.store) : null;
+  const records = opts.records ?? diskRecords(opts.sessionDir ?? sessionsDir(opts.env));
   const deps = {
     config: opts.config,
     preset: opts.preset,
@@ -101,10 +124,21 @@ export async function createProxy(
     observe: opts.observe,
     env: opts.env,
     ...(opts.sessionDir !== undefined ? { sessionDir: opts.sessionDir } : {}),
+    records,
     retries: retryMemo(),
     turns: new TurnMemory(),
   };
   const log = opts.log;
+  let draining = false;
+  let inFlight = 0;
+
+  const answer = (res: ServerResponse, a: Answer) =>
+    res
+      .writeHead(a.status, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(a.body),
+      })
+      .end(a.body);
 
   /** Serves one request; resolves to the size of the body it compacted (0 when none). */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
@@ -126,6 +160,10 @@ export async function createProxy(
       res
         .writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
         .end(body);
+      return 0;
+    }
+    if (req.method === 'GET' && (target === HEALTHZ_PATH || target === READYZ_PATH)) {
+      answer(res, target === HEALTHZ_PATH ? healthz(draining) : await readyz(opts.store, records, draining));
       return 0;
     }
     const upstream = { provider: route.provider, base: opts.upstreams[route.provider] };
@@ -171,7 +209,7 @@ export async function createProxy(
           String(c.body.length),
         ]
       : forwardRequestHeaders(req.rawHeaders);
-    const r = await forward(dispatcher, upstream, req, res, target, headers, c.body);
+    const r = await forward(dispatcher, upstream, req, res, target, headers, c.body, c.settled);
     log?.(
       `← ${r.status} ${req.method} ${target.split('?')[0]} ${c.rewritten ? `${c.bytesIn} → ${c.bytesOut} bytes` : opts.observe ? 'observed, sent unchanged' : 'sent unchanged'}` +
         ` (${summary(c.events)}) in ${c.ms.toFixed(0)} ms${c.session ? `, session ${c.session}` : ''}` +
@@ -185,6 +223,9 @@ export async function createProxy(
   const idle = idleCollector(opts.collect);
   const server = createServer({ keepAlive: true }, (req, res) => {
     idle.begin();
+    inFlight++;
+    // Arrived on a kept-alive connection while draining: served, and the connection closed after.
+    if (draining) res.setHeader('connection', 'close');
     let compacted = 0;
     handle(req, res)
       .then((bytes) => {
@@ -199,8 +240,19 @@ export async function createProxy(
             .end('{"error":{"message":"cg proxy internal error"}}');
         else res.destroy();
       })
-      .finally(() => idle.end(compacted));
+      .finally(() => {
+        idle.end(compacted);
+        inFlight--;
+      });
   });
+
+  async function drain(): Promise<void> {
+    draining = true;
+    // Stops accepting and closes idle connections; the rest close after their responses.
+    await new Promise<void>((closed) => server.close(() => closed()));
+    await settledTurns();
+    await closeDispatcher();
+  }
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
     else socket.destroy();
@@ -229,8 +281,10 @@ export async function createProxy(
                 server.close(() => r());
                 server.closeAllConnections();
               });
-              await dispatcher.close();
+              await closeDispatcher();
             },
+            drain,
+            inFlight: () => inFlight,
           });
         });
       });

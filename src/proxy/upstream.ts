@@ -4,7 +4,9 @@
  * by chunk as it arrives, never decoded or buffered. stream.pipeline carries backpressure both ways
  * (a slow client slows the upstream read), and a client that goes away aborts the upstream request.
  * An upstream that cannot be reached gets the client a 502 in its provider's error shape; one that
- * fails after the status went out can only end the connection.
+ * fails after the status went out can only end the connection. `before`, when given, holds the
+ * response back until it settles (a turn's shared session record being written: an upstream answers
+ * long after that, so it costs nothing but the order).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
@@ -38,6 +40,7 @@ export async function forward(
   pathAndQuery: string,
   headers: string[],
   body: Buffer | IncomingMessage | null,
+  before?: Promise<unknown>,
 ): Promise<Forwarded> {
   // A client that left while its body was being compacted must not cost an upstream request.
   if (res.closed || res.destroyed)
@@ -79,6 +82,7 @@ export async function forward(
     return { status: 502, problem: `upstream unreachable (${code})` };
   }
   const { pipeline } = await import('node:stream/promises');
+  if (before) await before.catch(() => undefined);
   res.writeHead(upstream.statusCode, forwardResponseHeaders(upstream.headers));
   // Headers go out now: a client waiting on a stream sees the status before the first event.
   res.flushHeaders();

@@ -9,6 +9,7 @@ import { defaultConfig } from '../../src/config.js';
 import { createFilterSource } from '../../src/dsl/registry.js';
 import type { CompactedRequest } from '../../src/proxy/compact-request.js';
 import { createProxy, type RunningProxy } from '../../src/proxy/server.js';
+import type { RecordBackend } from '../../src/session/records.js';
 import { createFsStore } from '../../src/store/fs-store.js';
 import type { PutResult, Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers.js';
@@ -48,6 +49,8 @@ export interface TestProxyOptions {
   config?: CgConfig;
   /** Stands in for the idle-time collection (src/proxy/idle-collect.ts). */
   collect?: () => void;
+  /** The session record backend (default: files under the proxy's state dir). */
+  records?: RecordBackend;
 }
 
 export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProxy> {
@@ -77,6 +80,7 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     env,
     log: (l) => log.push(l),
     ...(o.collect ? { collect: o.collect } : {}),
+    ...(o.records ? { records: o.records } : {}),
     onCompacted: (c) => {
       compacted.push(c);
     },
