@@ -5,8 +5,9 @@
  * never a body. The real deployment — two `cg proxy` processes behind HAProxy, a corpus session —
  * is fleet.slow.test.ts.
  */
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/config.js';
 import { readTranscript } from '../../src/input/read.js';
@@ -21,6 +22,7 @@ import { tempDir } from '../helpers.js';
 import { NEEDS_REDIS, REDIS_SERVER, RedisServer } from '../redis-server.js';
 import { type FakeUpstream, startFakeUpstream } from './fake-upstream.js';
 import { send, startTestProxy, type TestProxy } from './harness.js';
+import { spawnProxy } from './spawn-proxy.js';
 
 const bigOutput = (i: number) =>
   Array.from({ length: 120 }, (_, k) => `file${i}.ts line ${k}: const value${k} = compute(${k});`).join('\n');
@@ -164,6 +166,45 @@ describe.skipIf(!REDIS_SERVER)(`proxies sharing session records in Redis${NEEDS_
       expect([...truth.outputs.keys()].sort()).toEqual(['t0', 't1', 't2', 't3', 't4', 't5']);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('cg proxy with a Redis store keeps session records in Redis, and on the machine with proxy.sessions: local', async () => {
+    const admin = new Redis({ host: '127.0.0.1', port: server.port, lazyConnect: true });
+    await admin.connect();
+    try {
+      for (const sessions of ['shared', 'local'] as const) {
+        const dir = tempDir('cg-fleet-cmd-');
+        dirs.push(dir);
+        mkdirSync(join(dir, 'config', 'cg'), { recursive: true });
+        const prefix = `cmd-${sessions}:`;
+        writeFileSync(
+          join(dir, 'config', 'cg', 'config.yaml'),
+          `store:\n  prefix: "${prefix}"\nproxy:\n  sessions: ${sessions}\n`,
+        );
+        const p = await spawnProxy(['--anthropic-upstream', up.url], {
+          dir,
+          env: { CG_STORE_URL: server.url() },
+        });
+        try {
+          await turn({ url: p.url } as TestProxy, 3, 'command');
+        } finally {
+          expect(await p.stop()).toBe(0);
+        }
+        const inRedis = await admin.keys(`${prefix}rec:*`);
+        const onDisk = existsSync(join(p.stateDir, 'sessions'))
+          ? readdirSync(join(p.stateDir, 'sessions')).filter((f) => f.endsWith('.json'))
+          : [];
+        if (sessions === 'shared') {
+          expect(inRedis).toHaveLength(1);
+          expect(onDisk).toEqual([]);
+        } else {
+          expect(inRedis).toEqual([]);
+          expect(onDisk).toHaveLength(1);
+        }
+      }
+    } finally {
+      admin.disconnect();
     }
   });
 

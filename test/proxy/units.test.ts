@@ -117,6 +117,15 @@ describe('proxy settings', () => {
     expect(() => parseConfigObject({ proxy: { preset: 'nope' } })).toThrow(/proxy\.preset/);
   });
 
+  it('keeps session records in Redis with a Redis store unless proxy.sessions says local', () => {
+    expect(defaultConfig().proxy.sessions).toBe('shared');
+    expect(parseConfigObject({ proxy: { sessions: 'local' } }).proxy.sessions).toBe('local');
+    expect(proxySettings({}, parseConfigObject({ proxy: { sessions: 'local' } }), '/').sessions).toBe('local');
+    expect(() => parseConfigObject({ proxy: { sessions: 'redis' } })).toThrow(
+      /proxy\.sessions: expected one of shared, local/,
+    );
+  });
+
   it("ignores a project .cg.yaml's proxy section, so a repository cannot send bodies and keys elsewhere", () => {
     const cwd = tempDir();
     const config = {
