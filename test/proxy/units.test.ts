@@ -120,7 +120,9 @@ describe('proxy settings', () => {
   it('keeps session records in Redis with a Redis store unless proxy.sessions says local', () => {
     expect(defaultConfig().proxy.sessions).toBe('shared');
     expect(parseConfigObject({ proxy: { sessions: 'local' } }).proxy.sessions).toBe('local');
-    expect(proxySettings({}, parseConfigObject({ proxy: { sessions: 'local' } }), '/').sessions).toBe('local');
+    expect(proxySettings({}, parseConfigObject({ proxy: { sessions: 'local' } }), '/').sessions).toBe(
+      'local',
+    );
     expect(() => parseConfigObject({ proxy: { sessions: 'redis' } })).toThrow(
       /proxy\.sessions: expected one of shared, local/,
     );
