@@ -162,8 +162,9 @@ export async function createProxy(
         .end(body);
       return 0;
     }
-    if (req.method === 'GET' && (target === HEALTHZ_PATH || target === READYZ_PATH)) {
-      answer(res, target === HEALTHZ_PATH ? healthz(draining) : await readyz(opts.store, records, draining));
+    const own = req.method === 'GET' ? target.split('?')[0] : undefined;
+    if (own === HEALTHZ_PATH || own === READYZ_PATH) {
+      answer(res, own === HEALTHZ_PATH ? healthz(draining) : await readyz(opts.store, records, draining));
       return 0;
     }
     const upstream = { provider: route.provider, base: opts.upstreams[route.provider] };
