@@ -11,7 +11,9 @@
  *   unambiguously: then it goes to that provider, and only there (a new endpoint keeps working);
  * - credentials of two providers, or a Google one (the proxy serves no Gemini API), are refused.
  *
- * Refused means answered 404 (400 for mixed credentials) by the proxy itself: nothing is forwarded.
+ * Refused means answered by the proxy itself, 404 — 400 when the request contradicts itself (mixed
+ * credentials, a credential with another provider's headers, a path with dot segments) — and
+ * nothing is forwarded.
  * Only the three request shapes cg reads are compacted — Anthropic Messages (`POST /v1/messages`,
  * also with `?beta=true`), OpenAI Chat Completions and Responses; every other route is forwarded as
  * it came. The paths are those the providers document and the real clients were seen to call:
