@@ -4,7 +4,7 @@
  * its own shell tool — Codex with `tty: true`, so the command has a terminal on stdin and stdout —
  * and the refusal comes back in the tool result while the project stays untrusted (issue 27).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectTrust } from '../../src/trust/state.js';
@@ -137,6 +137,7 @@ describe.each(HOSTS)('$title told to run cg trust', (host) => {
       expect(sent).toContain('cg trust exit 2');
       // Codex's tty: true gave the command a terminal: only its marker told cg an agent was there.
       if (host.name === 'codex') expect(sent).toContain('ON-A-TERMINAL');
+      rmSync(world.root, { recursive: true, force: true });
     },
   );
 });
