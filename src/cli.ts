@@ -230,6 +230,8 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       `
 Until trusted, a project's .cg.yaml and .cg/filters/*.yaml are ignored (one line on stderr says so).
 Trusting records a hash of them in $XDG_CONFIG_HOME/cg/trusted.json; any edit needs cg trust again.
+It is yours to give: it needs a terminal, and refuses inside an agent's tool call (--show and
+--untrust work anywhere).
 
 Examples:
   cg trust --show                           what is there, and what its config may do

@@ -25,6 +25,7 @@ import { splitLines, stripAnsiText } from '../dsl/stages.js';
 import type { CompiledFilter } from '../dsl/types.js';
 import { formatFailure, runTests } from '../dsl/verify.js';
 import { UsageError } from '../errors.js';
+import type { Presence } from '../trust/person.js';
 import { trustCommand } from './trust.js';
 
 export interface FiltersFlags {
@@ -40,6 +41,8 @@ export interface FiltersIO {
   err: (s: string) => void;
   /** All of stdin, for `test NAME -`. */
   stdin: () => Promise<string>;
+  /** Who runs the command, for `trust` (see commands/trust.ts); this process when not given. */
+  presence?: Presence;
 }
 
 export const FILTER_ACTIONS = ['list', 'show', 'verify', 'test', 'trust', 'untrust'] as const;

@@ -167,6 +167,7 @@ export async function proxyCommand(
     timeoutMs: settings.timeoutMs,
     env: modelEnv,
     ...(flags.verbose ? { log: (line: string) => warn(`proxy: ${line}`) } : {}),
+    onRefused: (line) => warn(`proxy: ${line}`),
     // Observe mode stashes nothing, so its records carry their texts instead of store keys.
     onCompacted: (c) => record(c, config, stateEnv, flags.observe ? undefined : store?.dir),
   });

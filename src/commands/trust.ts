@@ -6,7 +6,10 @@
  * cleanly can be trusted) and records one hash of exactly the bytes it checked. It also says what
  * the config is then allowed to do that matters (the model it calls with which key variable, where
  * and how long originals are kept, the text after every marker), so consent is to something seen.
- * `cg filters trust|untrust` are the same command.
+ * `cg filters trust|untrust` are the same command. Consent is a person's (trust/person.ts): without
+ * a terminal, or inside an agent host's tool call, trusting is refused with exit 2 — a usage error,
+ * like any command run where it cannot work: nothing failed, and running it the same way again
+ * never will. Looking (`--show`) and withdrawing (`--untrust`) work anywhere.
  */
 import { relative } from 'node:path';
 import { type CgConfig, parseConfigText, STORE_CONFIG_DEFAULTS } from '../config.js';
@@ -17,6 +20,7 @@ import { UsageError } from '../errors.js';
 import { MODEL_CONFIG_DEFAULTS } from '../llm/endpoint.js';
 import { DEFAULT_HINT } from '../store/marker.js';
 import { parseRedisUrl } from '../store/redis-url.js';
+import { type Presence, processPresence, whyNoPerson } from '../trust/person.js';
 import type { Project } from '../trust/project.js';
 import {
   type ProjectContents,
@@ -35,6 +39,8 @@ export interface TrustIO {
   cwd: string;
   env: NodeJS.ProcessEnv;
   out: (s: string) => void;
+  /** Who runs the command (trust/person.ts); this process, with `env`, when not given. */
+  presence?: Presence;
 }
 
 const NOTHING_HERE =
@@ -48,6 +54,9 @@ export async function trustCommand(flags: TrustFlags, io: TrustIO): Promise<numb
     return 0;
   }
   if (flags.show) return show(io);
+  // Before anything is read: an agent's tool call gets nothing out of trying.
+  const why = whyNoPerson(io.presence ?? (await processPresence(io.env)));
+  if (why) throw new UsageError(`trust: ${why}`);
   const trusted = await trustProject(io.cwd, io.env, checkContents);
   if (!trusted) throw new UsageError(`trust: ${NOTHING_HERE}`);
   const { project, contents } = trusted;

@@ -39,6 +39,8 @@ export interface ProxyOptions {
   sessionDir?: string;
   /** One line per request (and its headers, redacted) under --verbose. */
   log?: (line: string) => void;
+  /** One line per request the proxy refused to route (always shown: the client was misdirected). */
+  onRefused?: (line: string) => void;
   /** After each compacted request's response is done: the decisions, for the stats ledger. */
   onCompacted?: (c: CompactedRequest) => void | Promise<void>;
   /** A full collection, run while idle after a turn over a large body (idle-collect.ts); tests count it. */
@@ -71,6 +73,12 @@ function tokenCounters(tokenizer: CgConfig['tokenizer']): (session: string | und
     if (bySession.size > TOKEN_SESSIONS) bySession.delete(bySession.keys().next().value as string);
     return t;
   };
+}
+
+/** A client's path for a log line: bounded, control characters escaped. */
+function shown(pathname: string): string {
+  const cut = pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname;
+  return /[\u0000-\u001f\u007f]/.test(cut) ? JSON.stringify(cut) : cut;
 }
 
 function summary(events: readonly PipelineEvent[]): string {
@@ -110,10 +118,9 @@ export async function createProxy(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
     const started = performance.now();
     const target = req.url ?? '';
-    const route = routeOf(req.method ?? 'GET', target.split('?')[0] ?? '', req.headers);
     if (!target.startsWith('/') || target.startsWith('//')) {
       const e = providerError(
-        route.provider,
+        'openai',
         400,
         'cg proxy: only origin-form request targets (/path) are accepted',
         'bad_request',
@@ -128,6 +135,25 @@ export async function createProxy(
         .end(body);
       return 0;
     }
+    const [pathname = '', query = ''] = target.split(/\?(.*)/s);
+    const routing = routeOf(req.method ?? 'GET', pathname, req.headers, query);
+    if ('refused' in routing) {
+      const { status, reason, shape } = routing.refused;
+      const line = `${req.method} ${shown(pathname)}: ${reason}; nothing was forwarded`;
+      // Always said, --verbose or not: a client that gets this answer was pointed somewhere wrong.
+      opts.onRefused?.(`refused ${line} (${status})`);
+      const code = status === 404 ? 'not_found' : 'bad_request';
+      const e = providerError(shape, status, `cg proxy: ${line}`, code);
+      res
+        .writeHead(e.status, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(e.body),
+        })
+        .end(e.body);
+      req.resume();
+      return 0;
+    }
+    const { route } = routing;
     const upstream = { provider: route.provider, base: opts.upstreams[route.provider] };
     log?.(
       `→ ${req.method} ${target.split('?')[0]} (${route.provider}${route.format ? `, ${route.format}` : ''}) ${redactedHeaders(req.rawHeaders)}`,

@@ -36,6 +36,8 @@ export interface TestProxy extends RunningProxy {
   stateDir: string;
   compacted: CompactedRequest[];
   log: string[];
+  /** The lines the proxy says about requests it refused to route (shown with or without --verbose). */
+  refused: string[];
 }
 
 export interface TestProxyOptions {
@@ -66,6 +68,7 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
   delete env.CG_SESSION;
   const compacted: CompactedRequest[] = [];
   const log: string[] = [];
+  const refused: string[] = [];
   const proxy = await createProxy({
     config: o.config ?? defaultConfig(),
     upstreams: { anthropic: o.anthropic ?? 'http://127.0.0.1:9', openai: o.openai ?? 'http://127.0.0.1:9' },
@@ -76,13 +79,14 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     timeoutMs: o.timeoutMs ?? 30_000,
     env,
     log: (l) => log.push(l),
+    onRefused: (l) => refused.push(l),
     ...(o.collect ? { collect: o.collect } : {}),
     onCompacted: (c) => {
       compacted.push(c);
     },
   });
   const running = await proxy.listen(0, '127.0.0.1');
-  return { ...running, store: store as Store, stateDir, compacted, log };
+  return { ...running, store: store as Store, stateDir, compacted, log, refused };
 }
 
 export interface Sent {
