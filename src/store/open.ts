@@ -25,7 +25,8 @@ export function openStore(
   warn: (line: string) => void = warnLine,
 ): Store {
   const dir = !env.CG_STORE_DIR && cfg.dir ? resolve(cfg.dir) : resolveStoreDir(env);
-  const disk = createFsStore({ dir, ttlDays: cfg.ttlDays, maxBytes: cfg.maxBytes, compress: cfg.compress });
+  const { ttlDays, maxBytes, compress, maxEntryBytes } = cfg;
+  const disk = createFsStore({ dir, ttlDays, maxBytes, compress, maxEntryBytes });
   const url = env.CG_STORE_URL || cfg.url;
   if (!url) return disk;
   const redis = createRedisStore({
