@@ -141,10 +141,14 @@ export async function loadConfig(
 
 /**
  * A config file's text → the validated config. Every error names the file (as `shown`, when the
- * user knows it by a shorter path); relative paths in it are relative to the file.
+ * user knows it by a shorter path); relative paths in it are relative to the file. A file that is
+ * not a cg config at all is said to be so without a word of its content (trust/yaml.ts).
  */
 export async function parseConfigText(text: string, file: string, shown = file): Promise<CgConfig> {
-  const { value } = await parseYamlFile(text, shown, { mappingOf: 'settings' });
+  const { value } = await parseYamlFile(text, shown, {
+    mappingOf: 'settings',
+    format: { keys: CONFIG.keys, name: 'cg config' },
+  });
   try {
     return parseConfigObject(value ?? {}, file);
   } catch (err) {
