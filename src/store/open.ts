@@ -1,9 +1,10 @@
 /**
  * Opens the store the CLI and library use. The disk store: CG_STORE_DIR, else the config's store.dir,
  * else the XDG cache location; limits from the config file. A default location under a home
- * directory that does not exist is no store at all (lossless rewrites only, said in one line). A Redis URL (CG_STORE_URL, else the
- * config's store.url; the password may come from CG_STORE_PASSWORD) selects the fleet store: Redis,
- * with that disk store as fallback and cache where the config says so.
+ * directory that does not exist is no store at all (lossless rewrites only, said in one line). A
+ * Redis URL (CG_STORE_URL, else the config's store.url; the password may come from
+ * CG_STORE_PASSWORD) selects the fleet store: Redis, with that disk store as fallback and cache
+ * where the config says so.
  *
  * Opening never connects and never throws: a URL that does not parse gives a store whose Redis part
  * fails every call with that reason, so a mistyped variable costs lossless-only runs and one line on

@@ -3,8 +3,9 @@
  * has one deadline for connecting and its command together (timeout_ms, plus time for the bytes a
  * big entry moves), there are no reconnection attempts and no offline queue, and a connection given
  * up is destroyed at once (not left to close politely with a server that no longer answers), so a
- * server that is down, stopped or slow costs the one wait the message names and then fails. After a failure the link stays down (fails at once) for DOWN_MS, then
- * tries again: a short cg run never waits twice, a long-lived one (cg mcp) recovers.
+ * server that is down, stopped or slow costs the one wait the message names and then fails. After
+ * a failure the link stays down (fails at once) for DOWN_MS, then tries again: a short cg run never
+ * waits twice, a long-lived one (cg mcp) recovers.
  *
  * The client (ioredis) is imported only here, only when a command is about to be sent: a Redis URL
  * in the config costs nothing on runs that stash and expand nothing. The socket holds the process
