@@ -8,8 +8,9 @@
  *         pipeline reverts that rewrite, so only lossless rewrites reach the output.
  *   read  the local cache first when cache is on (then Redis's expiry is refreshed); Redis; then
  *         the local store, whatever the roles: it holds what was stashed there while Redis was
- *         down, or before Redis was set up. A Redis that cannot be reached is one line on stderr
- *         when the local store answers instead (fail open: the original is the user's either way).
+ *         down, or before Redis was set up. Without the fallback role, a Redis that cannot be
+ *         reached is one line on stderr when the local store answers instead (fail open: the
+ *         original is the user's either way).
  *
  * A collision is never "fallen back" from: it is an answer, not an outage. The first time Redis
  * fails in a process, one line says so on stderr (the reason, never a value); `--verbose` shows the
@@ -47,10 +48,13 @@ export function createFleetStore(opts: FleetOptions): Store {
     opts.warn(line);
   };
 
-  /** Redis's miss, unless the local store has the original (said once when Redis was unreachable). */
+  /**
+   * Redis's miss, unless the local store has the original. Reaching past an unreachable Redis is
+   * said once, unless the user chose the local store as the fallback (then it is the plan).
+   */
   function fromLocal(r: EntryRead, l: EntryRead): EntryRead {
     if (!l.found) return r;
-    if (!r.found && r.why === 'unavailable')
+    if (!fallback && !r.found && r.why === 'unavailable')
       warnOnce(
         `store ${redis.link.display}: ${r.detail ?? 'unavailable'}; read from the local store at ${local.dir}`,
       );

@@ -58,11 +58,14 @@ function isAccessError(message: string): boolean {
   return /^(NOAUTH|WRONGPASS|NOPERM|ERR AUTH|LOADING|MASTERDOWN)\b/.test(message);
 }
 
-async function loadClient(): Promise<typeof import('ioredis').Redis> {
-  const mod = (await import('ioredis')) as unknown as Record<string, unknown> & {
-    default?: Record<string, unknown>;
-  };
-  return (mod.Redis ?? mod.default?.Redis ?? mod.default) as typeof import('ioredis').Redis;
+let clientModule: Promise<typeof import('ioredis').Redis> | undefined;
+/** The client module, imported once; its loading is ours, not the server's, and no deadline counts it. */
+function loadClient(): Promise<typeof import('ioredis').Redis> {
+  clientModule ??= import('ioredis').then((m) => {
+    const mod = m as unknown as Record<string, unknown> & { default?: Record<string, unknown> };
+    return (mod.Redis ?? mod.default?.Redis ?? mod.default) as typeof import('ioredis').Redis;
+  });
+  return clientModule;
 }
 
 export function createRedisLink(target: RedisTarget, timeoutMs: number): RedisLink {
@@ -135,6 +138,11 @@ export function createRedisLink(target: RedisTarget, timeoutMs: number): RedisLi
     async run(op, bytes = 0) {
       const reason = downReason();
       if (reason) throw new RedisFailure('down', reason);
+      try {
+        await loadClient();
+      } catch (err) {
+        throw new RedisFailure('down', oneLine(err instanceof Error ? err.message : String(err)));
+      }
       inFlight++;
       hold(true);
       const ms = timeoutMs + Math.ceil(bytes / 2 ** 20) * MS_PER_MIB;
