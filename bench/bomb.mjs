@@ -6,14 +6,14 @@
 // key (process, config, store); the budget is DESIGN §7's 80 MB over it plus the value itself and
 // the 32 MiB a read may hold unverified (store/verify.ts). Redis rows need redis-server. Runs alone
 // (node bench/bomb.mjs; CG_BENCH_BOMB_GB=1 for a smaller bomb) or from bench/run.mjs.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createGzip } from 'node:zlib';
+import { startRedis } from './store.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'cg.js');
@@ -60,43 +60,6 @@ function measure(args, env, input = '') {
     ms,
     rss: Number(readFileSync(rssFile, 'utf8')),
   };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startRedis(dir) {
-  if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0) return undefined;
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', ''],
-    {
-      stdio: 'ignore',
-    },
-  );
-  for (let i = 0; i < 200; i++) {
-    const up = await new Promise((resolve) => {
-      const s = createConnection({ host: '127.0.0.1', port });
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (up) return { port, stop: () => new Promise((r) => child.once('exit', r).kill('SIGTERM')) };
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  child.kill('SIGKILL');
-  return undefined;
 }
 
 /** Sets a binary value in Redis with redis-cli's -x (the value read from stdin). */

@@ -7,6 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { isAbsolute } from 'node:path';
 
 /** The home directory: HOME, else the account's (os.homedir). */
 export function homeOf(env: NodeJS.ProcessEnv = process.env): string {
@@ -28,4 +29,16 @@ export function missingHome(env: NodeJS.ProcessEnv = process.env): string | unde
     seen.set(home, there);
   }
   return there ? undefined : `the home directory ${home} does not exist`;
+}
+
+/**
+ * Why a location that defaults to one under the home directory cannot be had: neither the variable
+ * naming it (`explicit`) nor an absolute XDG base (`xdg`) is set, and the home is missing.
+ */
+export function homelessDefault(env: NodeJS.ProcessEnv, explicit: string, xdg: string): string | undefined {
+  if (env[explicit]) return undefined;
+  const base = env[xdg];
+  // The XDG spec says a relative value is invalid and must be ignored, as the locations do.
+  if (base && isAbsolute(base)) return undefined;
+  return missingHome(env);
 }

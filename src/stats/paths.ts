@@ -12,7 +12,7 @@
  * turns recording off altogether.
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import { homeOf, missingHome } from '../home.js';
+import { homelessDefault, homeOf } from '../home.js';
 
 export interface LedgerLocation {
   dir: string;
@@ -45,10 +45,7 @@ export function resolveStateDir(env: NodeJS.ProcessEnv = process.env): string {
  * does not exist, which cg never creates. Nothing is then recorded (no ledger, no session records).
  */
 export function stateDirProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.CG_STATE_DIR) return undefined;
-  const xdg = env.XDG_STATE_HOME;
-  if (xdg && isAbsolute(xdg)) return undefined;
-  return missingHome(env);
+  return homelessDefault(env, 'CG_STATE_DIR', 'XDG_STATE_HOME');
 }
 
 export function ledgerLocation(env: NodeJS.ProcessEnv = process.env): LedgerLocation {

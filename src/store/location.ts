@@ -5,7 +5,7 @@
  * (home.ts): storeDirProblem says so, and the store is then none at all (no-store.ts).
  */
 import { isAbsolute, join, resolve } from 'node:path';
-import { homeOf, missingHome } from '../home.js';
+import { homelessDefault, homeOf } from '../home.js';
 
 export function resolveStoreDir(env: NodeJS.ProcessEnv = process.env): string {
   const explicit = env.CG_STORE_DIR;
@@ -18,8 +18,5 @@ export function resolveStoreDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Why the store location resolveStoreDir gives cannot be used (it hangs from a missing home). */
 export function storeDirProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.CG_STORE_DIR) return undefined;
-  const xdg = env.XDG_CACHE_HOME;
-  if (xdg && isAbsolute(xdg)) return undefined;
-  return missingHome(env);
+  return homelessDefault(env, 'CG_STORE_DIR', 'XDG_CACHE_HOME');
 }

@@ -267,13 +267,9 @@ describe(`the Redis link`, () => {
         }
       });
     });
-    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', () => r()));
-    const a = slow.address();
+    const url = await listening(slow);
     try {
-      const link = createRedisLink(
-        parseRedisUrl(`redis://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`),
-        400,
-      );
+      const link = createRedisLink(parseRedisUrl(url), 400);
       await expect(link.run((c) => c.ping())).rejects.toMatchObject({
         kind: 'down',
         message: 'no answer within 400 ms',
@@ -297,13 +293,9 @@ describe(`the Redis link`, () => {
     }) as typeof net.createConnection);
     // Like a stopped server, it keeps its side open when ours ends.
     const stopped = createServer({ allowHalfOpen: true }, (s) => sockets.push(s));
-    await new Promise<void>((r) => stopped.listen(0, '127.0.0.1', () => r()));
-    const a = stopped.address();
+    const url = await listening(stopped);
     try {
-      const link = createRedisLink(
-        parseRedisUrl(`redis://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`),
-        200,
-      );
+      const link = createRedisLink(parseRedisUrl(url), 200);
       await expect(link.run((c) => c.ping())).rejects.toMatchObject({ kind: 'down' });
       // A timer set now runs after any ioredis set while giving up.
       await new Promise((r) => setTimeout(r, 1));
@@ -321,6 +313,13 @@ describe(`the Redis link`, () => {
     await expect(link.run((c) => c.ping())).rejects.toMatchObject({ kind: 'down', message: /ECONNREFUSED/ });
   });
 });
+
+/** Starts a server on a free loopback port; its redis:// URL. */
+async function listening(server: Server): Promise<string> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const a = server.address();
+  return `redis://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+}
 
 /** The command names in RESP text (`*2\r\n$4\r\nPING\r\n…`), in order. */
 function commandNames(text: string): string[] {
