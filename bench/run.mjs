@@ -167,6 +167,13 @@ if (process.env.CG_BENCH_MEMORY !== '0') {
   for (const line of await storeBench()) console.log(line);
 }
 
+// Planted decompression bombs, disk and Redis: peak RSS of expand and of a stash over one (bench/bomb.mjs).
+if (process.env.CG_BENCH_BOMB !== '0') {
+  const { bombBench } = await import('./bomb.mjs');
+  console.log('');
+  for (const line of await bombBench()) console.log(line);
+}
+
 // rtk parity on rtk's own fixtures (bench/rtk.mjs).
 {
   const { rtkLines } = await import('./rtk.mjs');

@@ -14,7 +14,7 @@ import { loadConfig } from '../config.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { readStdin, writeOut } from '../io.js';
 import { type ExpandRecord, recordExpands } from '../stats/index.js';
-import { parseKeys } from '../store/marker.js';
+import { parseKeys, shownToken } from '../store/marker.js';
 import { missMessage } from '../store/miss.js';
 import { openStore } from '../store/open.js';
 import { compileGrep, type LineRange, type LineTest, parseLineRange, sliceOriginal } from '../store/slice.js';
@@ -144,7 +144,7 @@ export async function expandCommand(args: readonly string[], flags: ExpandFlags)
     return 1;
   }
   if (grep && matched === 0) {
-    process.stderr.write(`cg: no line matches ${JSON.stringify(flags.grep)}\n`);
+    process.stderr.write(`cg: no line matches ${shownToken(flags.grep ?? '')}\n`);
     return 1;
   }
   return 0;

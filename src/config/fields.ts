@@ -111,7 +111,11 @@ export interface SectionOptions {
 
 /** A mapping of fields; absent or null reads as {}, so as its defaults. */
 export class Section<T> extends Field<T, 'default'> {
-  constructor(read: Read<T>) {
+  constructor(
+    read: Read<T>,
+    /** The keys a file may write in it. */
+    readonly keys: readonly string[] = [],
+  ) {
     super(read, (path) => read({}, path), 'default');
   }
 
@@ -126,7 +130,7 @@ export class Section<T> extends Field<T, 'default'> {
 
   override to<U>(convert: (value: T, path: string) => U): Section<U> {
     const read = this.read;
-    return new Section((raw, path) => convert(read(raw, path), path));
+    return new Section((raw, path) => convert(read(raw, path), path), this.keys);
   }
 
   override check(problem: (value: T) => string | undefined): Section<T> {
@@ -142,7 +146,7 @@ export function section<S extends Shape>(shape: S, opts: SectionOptions = {}): S
     for (const k of Object.keys(m)) {
       const refusal = opts.refused && Object.hasOwn(opts.refused, k) ? opts.refused[k] : undefined;
       if (refusal !== undefined) throw new ConfigError(join(path, k), refusal);
-      if (!known.includes(k)) throw unknownKey(join(path, k), k, known, opts.noun ?? 'key');
+      if (!known.includes(k)) throw unknownKey(join(path, shownKey(k)), k, known, opts.noun ?? 'key');
     }
     const out: Record<string, unknown> = {};
     for (const { prop, key, f } of entries) {
@@ -152,7 +156,23 @@ export function section<S extends Shape>(shape: S, opts: SectionOptions = {}): S
       if (value !== undefined || f.presence !== 'optional') out[prop] = value;
     }
     return out as ShapeValue<S>;
-  });
+  }, known);
+}
+
+/** Characters of an unknown key an error shows: a key is a name, not a place for the file's content. */
+const KEY_SHOWN = 40;
+
+/**
+ * An unknown key as an error's path shows it: control characters escaped, cut to a short excerpt.
+ * A file that is not a config at all can hold its secrets in its keys (`/etc/shadow` reads as YAML
+ * whose first key is root's password hash).
+ */
+export function shownKey(key: string): string {
+  const clean = key.replace(
+    /[\u0000-\u001f\u007f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+  return clean.length > KEY_SHOWN ? `${clean.slice(0, KEY_SHOWN)}…` : clean;
 }
 
 /** A list of one kind of item, each read at `path[i]`; absent or null is the empty list. */
@@ -175,7 +195,7 @@ export function record<T>(
     const out: Record<string, T> = {};
     for (const [name, v] of Object.entries(m)) {
       const reason = opts.badName?.(name);
-      if (reason !== undefined) throw new ConfigError(join(path, name), reason);
+      if (reason !== undefined) throw new ConfigError(join(path, shownKey(name)), reason);
       // defineProperty: a name such as __proto__ stays a plain key, never the object's prototype.
       Object.defineProperty(out, name, {
         value: item.read(v, join(path, name)),

@@ -9,6 +9,7 @@
  */
 import { unsupportedConstruct } from '../dsl/regex.js';
 import { UsageError } from '../errors.js';
+import { shownToken } from './marker.js';
 
 export interface LineRange {
   from: number;
@@ -23,11 +24,11 @@ export type LineTest = (line: string) => boolean;
 export function parseLineRange(spec: string, option = '--lines'): LineRange {
   const m = /^\s*(\d*)\s*(-?)\s*(\d*)\s*$/.exec(spec);
   if (!m || (!m[1] && !m[3]))
-    throw new UsageError(`${option}: expected A-B, A-, -B or A (1-based), got "${spec}"`);
+    throw new UsageError(`${option}: expected A-B, A-, -B or A (1-based), got ${shownToken(spec)}`);
   const from = m[1] ? Number(m[1]) : 1;
   const to = m[3] ? Number(m[3]) : m[2] ? Number.POSITIVE_INFINITY : from;
   if (from < 1 || to < from)
-    throw new UsageError(`${option}: "${spec}" is not a range of lines (1-based, A ≤ B)`);
+    throw new UsageError(`${option}: ${shownToken(spec)} is not a range of lines (1-based, A ≤ B)`);
   return { from, to };
 }
 
@@ -36,7 +37,7 @@ export async function compileGrep(pattern: string, option = '--grep'): Promise<L
   const bad = unsupportedConstruct(pattern);
   if (bad) {
     throw new UsageError(
-      `${option}: ${JSON.stringify(pattern)} uses ${bad}, which RE2 does not support ` +
+      `${option}: ${shownToken(pattern)} uses ${bad}, which RE2 does not support ` +
         '(patterns match in linear time: no look-around, no back-references)',
     );
   }
@@ -46,9 +47,7 @@ export async function compileGrep(pattern: string, option = '--grep'): Promise<L
     return (line) => re.test(line);
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).replace(/^error parsing regexp: /, '');
-    throw new UsageError(
-      `${option}: ${JSON.stringify(pattern)} is not a valid RE2 regular expression: ${why}`,
-    );
+    throw new UsageError(`${option}: ${shownToken(pattern)} is not a valid RE2 regular expression: ${why}`);
   }
 }
 
