@@ -376,7 +376,8 @@ Filters whose markers come back through cg expand too often are flagged "too agg
     .description(
       'check every installed agent integration: installed, trusted, host version, and the hook answering as the host expects',
     )
-    .action(async () => {
+    .option('--json', 'machine-readable report (keys are only ever added, never renamed)')
+    .action(async (flags: { json?: boolean }) => {
       const [{ doctorCommand }, { writeOut }] = await Promise.all([
         import('./commands/doctor.js'),
         import('./io.js'),
@@ -384,6 +385,7 @@ Filters whose markers come back through cg expand too often are flagged "too agg
       let out = '';
       setExit(
         await doctorCommand({
+          json: !!flags.json,
           env: process.env,
           cwd: process.cwd(),
           out: (s) => {

@@ -2,7 +2,8 @@
  * Opens the store the CLI and library use. The disk store: CG_STORE_DIR, else the config's store.dir,
  * else the XDG cache location; limits from the config file. A Redis URL (CG_STORE_URL, else the
  * config's store.url; the password may come from CG_STORE_PASSWORD) selects the fleet store: Redis,
- * with that disk store as fallback and cache where the config says so.
+ * with that disk store as fallback and cache where the config says so; CG_STORE_URL=none selects
+ * the disk store whatever the config says.
  *
  * Opening never connects and never throws: a URL that does not parse gives a store whose Redis part
  * fails every call with that reason, so a mistyped variable costs lossless-only runs and one line on
@@ -26,7 +27,8 @@ export function openStore(
 ): Store {
   const dir = !env.CG_STORE_DIR && cfg.dir ? resolve(cfg.dir) : resolveStoreDir(env);
   const disk = createFsStore({ dir, ttlDays: cfg.ttlDays, maxBytes: cfg.maxBytes, compress: cfg.compress });
-  const url = env.CG_STORE_URL || cfg.url;
+  // CG_STORE_URL=none: the disk store even where the config names a Redis server (cg doctor's probe).
+  const url = env.CG_STORE_URL === 'none' ? undefined : env.CG_STORE_URL || cfg.url;
   if (!url) return disk;
   const redis = createRedisStore({
     link: linkFor(url, env.CG_STORE_URL ? 'CG_STORE_URL' : 'store.url', cfg.timeoutMs, env.CG_STORE_PASSWORD),
