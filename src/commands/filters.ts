@@ -17,6 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { didYouMean } from '../config/nearest.js';
 import { compileFilter } from '../dsl/compile.js';
 import { readFilterFile } from '../dsl/parse.js';
 import { loadRe2 } from '../dsl/regex.js';
@@ -25,6 +26,7 @@ import { splitLines, stripAnsiText } from '../dsl/stages.js';
 import type { CompiledFilter } from '../dsl/types.js';
 import { formatFailure, runTests } from '../dsl/verify.js';
 import { UsageError } from '../errors.js';
+import { FILTER_ACTIONS } from './actions.js';
 import { trustCommand } from './trust.js';
 
 export interface FiltersFlags {
@@ -42,7 +44,7 @@ export interface FiltersIO {
   stdin: () => Promise<string>;
 }
 
-export const FILTER_ACTIONS = ['list', 'show', 'verify', 'test', 'trust', 'untrust'] as const;
+export { FILTER_ACTIONS };
 
 export async function filtersCommand(
   action: string,
@@ -86,7 +88,9 @@ export async function filtersCommand(
       arity(0, 0, 'untrust');
       return trustCommand({ untrust: true }, io);
     default:
-      throw new UsageError(`filters: unknown action "${action}" (expected ${FILTER_ACTIONS.join(', ')})`);
+      throw new UsageError(
+        `filters: unknown action "${action}"${didYouMean(action, FILTER_ACTIONS)} (expected ${FILTER_ACTIONS.join(', ')})`,
+      );
   }
 }
 
@@ -98,17 +102,28 @@ async function loaded(opts: FilterSourceOptions, io: FiltersIO): Promise<LoadedF
 
 function find(l: LoadedFilters, name: string): CompiledFilter {
   const f = l.filters.find((x) => x.name === name);
-  if (!f) throw new UsageError(`no filter named "${name}" (see cg filters list)`);
+  const names = l.filters.map((x) => x.name);
+  if (!f) throw new UsageError(`no filter named "${name}"${didYouMean(name, names)} (see cg filters list)`);
   return f;
 }
+
+/** What an errno means to a person, for the errors an input file gives most. */
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+};
 
 function readInput(path: string, shown: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new UsageError(
-      `cannot read ${shown}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = (code && READ_ERRORS[code]) ?? (err as Error).message;
+    throw new UsageError(`filters test: cannot read ${shown}: ${why}`);
   }
 }
 

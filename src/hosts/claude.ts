@@ -209,4 +209,5 @@ export const CLAUDE: Host = {
     'it applies to Claude Code sessions started from now on; check it with /hooks',
     'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them',
   ],
+  mcpAdd: (cg) => `claude mcp add --scope user cg -- ${cg} mcp`,
 };

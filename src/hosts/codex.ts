@@ -50,4 +50,5 @@ export const CODEX: Host = {
     'Codex runs a new hook only once you trust it: open /hooks in Codex and trust "cg hook codex" (codex exec skips untrusted hooks silently)',
     'commands a Codex rule names (allow, prompt, forbidden) are never rewritten; cg doctor says whether the sandbox lets cg write its store',
   ],
+  mcpAdd: (cg) => `codex mcp add cg -- ${cg} mcp`,
 };

@@ -101,6 +101,8 @@ export interface Host {
   probe: DoctorProbe;
   /** What to tell the user after installing (trust steps, where to check). */
   afterInstall: readonly string[];
+  /** The command line that registers cg's MCP server with the host; `cg` is how to run cg. */
+  mcpAdd(cg: string): string;
 }
 
 /** Whether a tool name is one a shape covers. */
