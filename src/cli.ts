@@ -92,6 +92,8 @@ Examples:
   cg completion fish > ~/.config/fish/completions/cg.fish
 `;
 
+type FiltersCliFlags = { requireAll?: boolean; filters?: string; json?: boolean; names?: boolean };
+
 export async function buildProgram(setExit: (code: number) => void): Promise<Command> {
   const [{ Command, Option, Argument }, { checkedChoices, offered }, { PRESET_NAMES }, actions] =
     await Promise.all([
@@ -100,7 +102,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       import('./presets.js'),
       import('./commands/actions.js'),
     ]);
-  const [{ HOOK_HOSTS }, { SHELLS }] = await Promise.all([
+  const [{ HOOK_HOSTS }, { SHELLS, namesFrom }] = await Promise.all([
     import('./commands/hook.js'),
     import('./commands/completion.js'),
   ]);
@@ -224,10 +226,12 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       '[args...]',
       'show/test: a filter name (test: then an input FILE, or - for stdin); verify: filter files',
     )
-    .option('--require-all', 'verify: also fail filters that have no inline tests')
+    .option('--require-all', 'verify: also fail filters that have no inline tests, and skipped project files')
     .option('--filters <file>', 'a filter file tried before project, user and builtin filters')
+    .option('--json', 'list, verify: machine-readable (keys are only ever added, never renamed)')
+    .option('--names', 'list: filter names only, one a line')
     .addHelpText('after', FILTERS_EXAMPLES)
-    .action(async (action: string, args: string[], flags: { requireAll?: boolean; filters?: string }) => {
+    .action(async (action: string, args: string[], flags: FiltersCliFlags) => {
       const [{ filtersCommand }, { readStdin, writeOut }] = await Promise.all([
         import('./commands/filters.js'),
         import('./io.js'),
@@ -247,6 +251,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
               err += s;
             },
             stdin: async () => (await readStdin()).toString('utf8'),
+            ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
           }),
         );
       } finally {
@@ -255,6 +260,13 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       }
     });
 
+  // `cg filters show <TAB>`: the filters of this project and user too, asked of cg when completing.
+  namesFrom(
+    program.commands.find((c) => c.name() === 'filters')!,
+    ['show', 'test'],
+    ['filters', 'list', '--names'],
+  );
+
   program
     .command('trust')
     .description(
@@ -262,6 +274,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
     )
     .option('--show', 'list the files, say whether they are trusted and what their config may do')
     .option('--untrust', 'withdraw consent: the files are ignored again')
+    .option('--json', 'with --show: machine-readable (keys are only ever added, never renamed)')
     .addHelpText(
       'after',
       `
@@ -274,7 +287,7 @@ Examples:
   cg trust --untrust                        ignore them again
 `,
     )
-    .action(async (flags: { show?: boolean; untrust?: boolean }) => {
+    .action(async (flags: { show?: boolean; untrust?: boolean; json?: boolean }) => {
       const [{ trustCommand }, { writeOut }] = await Promise.all([
         import('./commands/trust.js'),
         import('./io.js'),
