@@ -2,8 +2,8 @@
  * `cg expand KEY…`: gives back stashed originals. One key prints the original byte for byte;
  * several print one labelled section each. --lines A-B and --grep REGEX take a slice of a large
  * original (see store/slice.ts); a range that starts past the original's end says how many lines
- * it has (exit 1), never an empty success. Its own output is never rewritten by cg. A missing key says plainly
- * that re-running the command is the way back (exit 1).
+ * it has (exit 1), never an empty success. Its own output is never rewritten by cg. A missing key
+ * says plainly that re-running the command is the way back (exit 1).
  *
  * Keys on the command line are read strictly: an argument that is not a key or marker is a usage
  * error. Text on stdin is read the way an agent pipes it — every marker in it is expanded and the
