@@ -19,7 +19,7 @@
  * excerpt of what was found. A null section or list (`key:` with nothing after it) reads as empty.
  */
 import { ConfigError } from '../errors.js';
-import { nearest } from './nearest.js';
+import { didYouMean } from './nearest.js';
 
 /** How an absent key reads: as the default, as no property at all, or as an error. */
 export type Presence = 'default' | 'optional' | 'required';
@@ -237,10 +237,11 @@ export function string(): Field<string, 'required'> {
 }
 
 export function oneOf<const T extends string>(choices: readonly T[]): Field<T, 'required'> {
-  return scalar(
-    (v) => typeof v === 'string' && (choices as readonly string[]).includes(v),
-    `expected one of ${choices.join(', ')}`,
-  );
+  return field((raw, path) => {
+    if (typeof raw === 'string' && (choices as readonly string[]).includes(raw)) return raw as T;
+    const near = typeof raw === 'string' ? didYouMean(raw, choices) : '';
+    throw new ConfigError(path, `expected one of ${choices.join(', ')}, got ${describe(raw)}${near}`);
+  });
 }
 
 /** A value read by a function of its own (it throws ConfigError at the path it is given). */
@@ -287,8 +288,7 @@ function mapping(raw: unknown, path: string, what = 'a mapping'): Record<string,
 }
 
 function unknownKey(path: string, key: string, known: readonly string[], noun: string): ConfigError {
-  const near = nearest(key, known);
-  const suggestion = near ? ` (did you mean ${near}?)` : '';
+  const suggestion = didYouMean(key, known);
   return new ConfigError(
     path,
     `unknown ${noun}${suggestion}${known.length ? ` (known: ${known.join(', ')})` : ''}`,

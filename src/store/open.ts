@@ -4,7 +4,7 @@
  * directory that does not exist is no store at all (lossless rewrites only, said in one line). A
  * Redis URL (CG_STORE_URL, else the config's store.url; the password may come from
  * CG_STORE_PASSWORD) selects the fleet store: Redis, with that disk store as fallback and cache
- * where the config says so.
+ * where the config says so; CG_STORE_URL=none selects the disk store whatever the config says.
  *
  * Opening never connects and never throws: a URL that does not parse gives a store whose Redis part
  * fails every call with that reason, so a mistyped variable costs lossless-only runs and one line on
@@ -34,7 +34,8 @@ export function openStore(
   const disk = homeless
     ? createNoStore({ dir, reason: homeless, ttlDays, maxBytes, compress, warn })
     : createFsStore({ dir, ttlDays, maxBytes, compress, maxEntryBytes });
-  const url = env.CG_STORE_URL || cfg.url;
+  // CG_STORE_URL=none: the disk store even where the config names a Redis server (cg doctor's probe).
+  const url = env.CG_STORE_URL === 'none' ? undefined : env.CG_STORE_URL || cfg.url;
   if (!url) return disk;
   const redis = createRedisStore({
     link: linkFor(url, env.CG_STORE_URL ? 'CG_STORE_URL' : 'store.url', cfg.timeoutMs, env.CG_STORE_PASSWORD),

@@ -58,6 +58,20 @@ function splitLines(text: string): string[] {
   return lines;
 }
 
+/**
+ * Why a range asks for nothing this text has — it starts past the last line — or undefined when it
+ * fits (a range that runs past the end is cut there, like sed). An empty slice is never silent.
+ */
+export function rangeProblem(text: string, range: LineRange, option = '--lines'): string | undefined {
+  const count = text === '' ? 0 : splitLines(text).length;
+  if (range.from <= count) return undefined;
+  const spec =
+    range.to === range.from
+      ? `${range.from}`
+      : `${range.from}-${range.to === Number.POSITIVE_INFINITY ? '' : range.to}`;
+  return `${option} ${spec}: the original has ${count} line${count === 1 ? '' : 's'}`;
+}
+
 /** The slice an agent asked for, or the whole text when it asked for none. */
 export function sliceOriginal(text: string, range?: LineRange, grep?: LineTest): string {
   if (!range && !grep) return text;
