@@ -107,11 +107,11 @@ async function sessionRecords(
   store: Store | null,
   config: CgConfig,
   sessions: ProxyConfig['sessions'],
-  dir: string,
+  dir: string | undefined,
   observe: boolean,
-): Promise<RecordBackend> {
+): Promise<RecordBackend | undefined> {
   const redis = observe || sessions === 'local' ? undefined : sharedRedis(store);
-  if (!redis) return diskRecords(dir);
+  if (!redis) return dir === undefined ? undefined : diskRecords(dir);
   const { sharedRecords } = await import('../session/shared-records.js');
   return sharedRecords({
     link: redis.link,
@@ -189,6 +189,7 @@ export async function proxyCommand(
   };
   const { createProxy } = await import('../proxy/server.js');
   const sessionDir = sessionsDir(stateEnv);
+  const records = await sessionRecords(store, config, settings.sessions, sessionDir, !!flags.observe);
   const proxy = await createProxy({
     config,
     upstreams: { anthropic: settings.anthropic, openai: settings.openai },
@@ -198,9 +199,10 @@ export async function proxyCommand(
     observe: !!flags.observe,
     timeoutMs: settings.timeoutMs,
     env: modelEnv,
-    sessionDir,
-    records: await sessionRecords(store, config, settings.sessions, sessionDir, !!flags.observe),
+    ...(sessionDir !== undefined ? { sessionDir } : {}),
+    ...(records ? { records } : {}),
     ...(flags.verbose ? { log: (line: string) => warn(`proxy: ${line}`) } : {}),
+    onRefused: (line) => warn(`proxy: ${line}`),
     // Observe mode stashes nothing, so its records carry their texts instead of store keys.
     onCompacted: (c) => record(c, config, stateEnv, flags.observe ? undefined : store?.dir),
   });

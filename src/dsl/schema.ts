@@ -160,6 +160,9 @@ export interface FilterDef {
 }
 
 /** Validates one parsed filter document; filters come back in file order. */
+/** The top-level keys of a filter file. */
+export const DOCUMENT_KEYS = DOCUMENT.keys;
+
 export function validateDocument(raw: unknown, file: string): FilterSpec[] {
   try {
     if (raw === null || raw === undefined)

@@ -209,4 +209,8 @@ export const CLAUDE: Host = {
     'it applies to Claude Code sessions started from now on; check it with /hooks',
     'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them',
   ],
+  // Claude Code 2.1.332 sets CLAUDECODE=1 in its Bash tool's shell (documented, and seen in a real
+  // Bash call with CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SESSION_ID and AI_AGENT beside it).
+  agentEnv: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID'],
+  mcpAdd: (cg) => `claude mcp add --scope user cg -- ${cg} mcp`,
 };

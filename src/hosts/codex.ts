@@ -50,4 +50,15 @@ export const CODEX: Host = {
     'Codex runs a new hook only once you trust it: open /hooks in Codex and trust "cg hook codex" (codex exec skips untrusted hooks silently)',
     'commands a Codex rule names (allow, prompt, forbidden) are never rewritten; cg doctor says whether the sandbox lets cg write its store',
   ],
+  // Codex 0.171 sets these in every exec_command it runs (seen in a real call, sandboxed or not, and
+  // with tty: true, where stdin and stdout are a terminal); CODEX_SANDBOX and
+  // CODEX_SANDBOX_NETWORK_DISABLED are set when its sandbox is on (macOS seatbelt, network off).
+  agentEnv: [
+    'CODEX_THREAD_ID',
+    'CODEX_TOOL_CALL_ID',
+    'CODEX_CI',
+    'CODEX_SANDBOX',
+    'CODEX_SANDBOX_NETWORK_DISABLED',
+  ],
+  mcpAdd: (cg) => `codex mcp add cg -- ${cg} mcp`,
 };

@@ -143,6 +143,10 @@ export const GEMINI: Host = {
   afterInstall: [
     'it applies to Gemini CLI sessions started from now on (hooks and the cg MCP server); check them with /hooks and /mcp',
   ],
+  // Gemini CLI's run_shell_command sets GEMINI_CLI=1 (its docs/tools/shell.md; seen in a real call).
+  agentEnv: ['GEMINI_CLI'],
+  // cg init gemini registers it too, beside the hook that needs it.
+  mcpAdd: (cg) => `gemini mcp add --scope user cg ${cg} mcp`,
 };
 
 /** The name cg's MCP server is registered under in Gemini CLI's settings (its tools: mcp_cg_…). */

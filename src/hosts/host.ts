@@ -101,6 +101,14 @@ export interface Host {
   probe: DoctorProbe;
   /** What to tell the user after installing (trust steps, where to check). */
   afterInstall: readonly string[];
+  /**
+   * Variables the host sets in the environment of the commands its agent runs (read in the pinned
+   * package and seen in a real tool call): any one of them set means cg runs inside that host's
+   * tool call, where a person's consent (`cg trust`) cannot be given.
+   */
+  agentEnv: readonly string[];
+  /** The command line that registers cg's MCP server with the host; `cg` is how to run cg. */
+  mcpAdd(cg: string): string;
 }
 
 /** Whether a tool name is one a shape covers. */

@@ -12,7 +12,14 @@ export interface ProxyError {
 
 /** Anthropic: {type: "error", error: {type, message}}; OpenAI: {error: {message, type, param, code}}. */
 export function providerError(provider: Provider, status: number, message: string, code: string): ProxyError {
-  const type = status === 413 ? 'request_too_large' : status >= 500 ? 'api_error' : 'invalid_request_error';
+  const type =
+    status === 413
+      ? 'request_too_large'
+      : status === 404
+        ? 'not_found_error'
+        : status >= 500
+          ? 'api_error'
+          : 'invalid_request_error';
   const body =
     provider === 'anthropic'
       ? { type: 'error', error: { type, message } }

@@ -39,10 +39,10 @@ export function healthz(draining: boolean): Answer {
 
 export async function readyz(
   store: Store | null,
-  records: RecordBackend,
+  records: RecordBackend | undefined,
   draining: boolean,
 ): Promise<Answer> {
-  const [s, r] = await Promise.all([storeProblem(store), records.problem()]);
+  const [s, r] = await Promise.all([storeProblem(store), records?.problem()]);
   const ready = !draining && s === undefined && r === undefined;
   return {
     status: ready ? 200 : 503,
@@ -50,7 +50,7 @@ export async function readyz(
       ready,
       ...(draining ? { draining: true } : {}),
       store: store ? (s ?? 'ok') : 'off',
-      sessions: r ?? 'ok',
+      sessions: records ? (r ?? 'ok') : 'off',
     }),
   };
 }

@@ -51,6 +51,8 @@ export interface ProxyOptions {
   records?: RecordBackend;
   /** One line per request (and its headers, redacted) under --verbose. */
   log?: (line: string) => void;
+  /** One line per request the proxy refused to route (always shown: the client was misdirected). */
+  onRefused?: (line: string) => void;
   /** After each compacted request's response is done: the decisions, for the stats ledger. */
   onCompacted?: (c: CompactedRequest) => void | Promise<void>;
   /** A full collection, run while idle after a turn over a large body (idle-collect.ts); tests count it. */
@@ -90,6 +92,12 @@ function tokenCounters(tokenizer: CgConfig['tokenizer']): (session: string | und
   };
 }
 
+/** A client's path for a log line: bounded, control characters escaped. */
+function shown(pathname: string): string {
+  const cut = pathname.length > 200 ? `${pathname.slice(0, 200)}…` : pathname;
+  return /[\u0000-\u001f\u007f]/.test(cut) ? JSON.stringify(cut) : cut;
+}
+
 function summary(events: readonly PipelineEvent[]): string {
   const by = new Map<string, number>();
   for (const e of events) if (e.action === 'rewrite') by.set(e.component, (by.get(e.component) ?? 0) + 1);
@@ -112,7 +120,9 @@ export async function createProxy(
     return dispatcherClosed;
   };
   const cache = opts.store ? storeCache(opts.store) : null;
-  const records = opts.records ?? diskRecords(opts.sessionDir ?? sessionsDir(opts.env));
+  // None where there is no state directory (a home that does not exist): no session replay then.
+  const recordsDir = opts.sessionDir ?? sessionsDir(opts.env);
+  const records = opts.records ?? (recordsDir !== undefined ? diskRecords(recordsDir) : undefined);
   const deps = {
     config: opts.config,
     preset: opts.preset,
@@ -124,7 +134,7 @@ export async function createProxy(
     observe: opts.observe,
     env: opts.env,
     ...(opts.sessionDir !== undefined ? { sessionDir: opts.sessionDir } : {}),
-    records,
+    ...(records ? { records } : {}),
     retries: retryMemo(),
     turns: new TurnMemory(),
   };
@@ -144,10 +154,9 @@ export async function createProxy(
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
     const started = performance.now();
     const target = req.url ?? '';
-    const route = routeOf(req.method ?? 'GET', target.split('?')[0] ?? '', req.headers);
     if (!target.startsWith('/') || target.startsWith('//')) {
       const e = providerError(
-        route.provider,
+        'openai',
         400,
         'cg proxy: only origin-form request targets (/path) are accepted',
         'bad_request',
@@ -167,6 +176,25 @@ export async function createProxy(
       answer(res, own === HEALTHZ_PATH ? healthz(draining) : await readyz(opts.store, records, draining));
       return 0;
     }
+    const [pathname = '', query = ''] = target.split(/\?(.*)/s);
+    const routing = routeOf(req.method ?? 'GET', pathname, req.headers, query);
+    if ('refused' in routing) {
+      const { status, reason, shape } = routing.refused;
+      const line = `${req.method} ${shown(pathname)}: ${reason}; nothing was forwarded`;
+      // Always said, --verbose or not: a client that gets this answer was pointed somewhere wrong.
+      opts.onRefused?.(`refused ${line} (${status})`);
+      const code = status === 404 ? 'not_found' : 'bad_request';
+      const e = providerError(shape, status, `cg proxy: ${line}`, code);
+      res
+        .writeHead(e.status, {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(e.body),
+        })
+        .end(e.body);
+      req.resume();
+      return 0;
+    }
+    const { route } = routing;
     const upstream = { provider: route.provider, base: opts.upstreams[route.provider] };
     log?.(
       `→ ${req.method} ${target.split('?')[0]} (${route.provider}${route.format ? `, ${route.format}` : ''}) ${redactedHeaders(req.rawHeaders)}`,

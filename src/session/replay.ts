@@ -117,7 +117,13 @@ export async function openSession(
     (t.format === 'text' && !keepsState(stages))
   )
     return undefined;
-  const records = opts.records ?? diskRecords(opts.dir ?? sessionsDir(env));
+  let records = opts.records;
+  if (!records) {
+    const dir = opts.dir ?? sessionsDir(env);
+    // No state directory (a home that does not exist): no record.
+    if (dir === undefined) return undefined;
+    records = diskRecords(dir);
+  }
   const { kept } = opts;
   const record = await records.load(identity.key, identity.label, kept);
 

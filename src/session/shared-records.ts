@@ -42,8 +42,11 @@ export interface SharedRecordsOptions {
   prefix: string;
   /** The store's ttl_days (0: no expiry). */
   ttlDays: number;
-  /** The local records, used while Redis cannot be reached. */
-  dir: string;
+  /**
+   * The local records, used while Redis cannot be reached; undefined where there is no state
+   * directory (a home that does not exist): then only what this process holds in memory.
+   */
+  dir: string | undefined;
   /** Prints one line (without the `cg: ` prefix). */
   warn: (line: string) => void;
 }
@@ -78,7 +81,7 @@ export function sharedRecords(opts: SharedRecordsOptions): RecordBackend {
   const fellBack = (reason: string) => {
     if (fallen === undefined)
       opts.warn(
-        `session records: ${link.display}: ${reason}; using the local records in ${dir} until it answers`,
+        `session records: ${link.display}: ${reason}; using the local records ${dir ? `in ${dir}` : 'in memory'} until it answers`,
       );
     fallen = reason;
   };
@@ -160,7 +163,7 @@ export function sharedRecords(opts: SharedRecordsOptions): RecordBackend {
     ours: SessionRecord,
     kept: KeptRecord | undefined,
   ): Promise<string | undefined> {
-    if (!kept) return saveRecord(dir, recordPath(dir, key), ours, mergeEntry);
+    if (!kept) return dir === undefined ? undefined : saveRecord(dir, recordPath(dir, key), ours, mergeEntry);
     const delta = changesOver(record, ours, mergeEntry);
     mergeInto(record, delta, mergeEntry);
     kept.record = record;
@@ -169,7 +172,7 @@ export function sharedRecords(opts: SharedRecordsOptions): RecordBackend {
     if (kept.pending) mergeInto(kept.pending, delta, mergeEntry);
     else kept.pending = delta;
     // The whole record, so an instance restarted while Redis is away starts from what this one knew.
-    return saveRecord(dir, recordPath(dir, key), record, mergeEntry);
+    return dir === undefined ? undefined : saveRecord(dir, recordPath(dir, key), record, mergeEntry);
   }
 
   return {
@@ -193,7 +196,10 @@ export function sharedRecords(opts: SharedRecordsOptions): RecordBackend {
         return kept.record!;
       } catch (err) {
         fellBack((err as Error).message);
-        if (!given?.record) return loadRecord(recordPath(dir, key), label, mergeEntry);
+        if (!given?.record)
+          return dir === undefined
+            ? { id: label, outputs: new Map() }
+            : loadRecord(recordPath(dir, key), label, mergeEntry);
         // Read, but what an outage left could not be sent: this turn still replays it.
         if (given.pending) {
           mergeInto(given.record, changesOver(given.record, given.pending, mergeEntry), mergeEntry);

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
+import { cgInTerminal, HAS_PTY } from './pty.js';
 import { cg, seq } from './run-cg.js';
 import { traceLoads } from './trace-loads.js';
 
@@ -65,32 +66,36 @@ describe('filters end to end', () => {
     expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
   });
 
-  it('verify exits 1 on a failing test and 0 when all pass; trust makes project filters apply', () => {
-    const { dir, store } = workspace();
-    expect(cg(['filters', 'verify', 'f.yaml'], { cwd: dir }).out).toBe('2 passed, 0 failed\n');
-    writeFileSync(join(dir, 'bad.yaml'), FILTER.replace('"1\\n2\\n" }', '"1\\n" }'));
-    const bad = cg(['filters', 'verify', 'bad.yaml'], { cwd: dir });
-    expect(bad.code).toBe(1);
-    expect(bad.out).toMatch(/^FAIL \[numbers\] short\n/);
+  it.skipIf(!HAS_PTY)(
+    'verify exits 1 on a failing test and 0 when all pass; trust makes project filters apply',
+    () => {
+      const { dir, store } = workspace();
+      expect(cg(['filters', 'verify', 'f.yaml'], { cwd: dir }).out).toBe('2 passed, 0 failed\n');
+      writeFileSync(join(dir, 'bad.yaml'), FILTER.replace('"1\\n2\\n" }', '"1\\n" }'));
+      const bad = cg(['filters', 'verify', 'bad.yaml'], { cwd: dir });
+      expect(bad.code).toBe(1);
+      expect(bad.out).toMatch(/^FAIL \[numbers\] short\n/);
 
-    mkdirSync(join(dir, '.cg', 'filters'), { recursive: true });
-    writeFileSync(join(dir, '.cg', 'filters', 'p.yaml'), FILTER);
-    const env = { XDG_CONFIG_HOME: join(dir, 'cfg') };
-    const before = cg(['--command', 'seq 300', '--force', '-v'], {
-      input: seq(300),
-      cwd: dir,
-      storeDir: store,
-      env,
-    });
-    expect(before.out).not.toContain('--lines 11-');
-    expect(before.stderr).toMatch(/ignoring \.cg\/filters\/ \(1 file\): .*not trusted .*cg trust/);
-    expect(cg(['filters', 'trust'], { cwd: dir, env }).code).toBe(0);
-    const after = cg(['--command', 'seq 300', '--force'], {
-      input: seq(300),
-      cwd: dir,
-      storeDir: store,
-      env,
-    });
-    expect(after.out).toContain('--lines 11-]');
-  });
+      mkdirSync(join(dir, '.cg', 'filters'), { recursive: true });
+      writeFileSync(join(dir, '.cg', 'filters', 'p.yaml'), FILTER);
+      const env = { XDG_CONFIG_HOME: join(dir, 'cfg') };
+      const before = cg(['--command', 'seq 300', '--force', '-v'], {
+        input: seq(300),
+        cwd: dir,
+        storeDir: store,
+        env,
+      });
+      expect(before.out).not.toContain('--lines 11-');
+      expect(before.stderr).toMatch(/ignoring \.cg\/filters\/ \(1 file\): .*not trusted .*cg trust/);
+      // A person trusts at a terminal (cg trust refuses a pipe): a pty, as they would have.
+      expect(cgInTerminal(['filters', 'trust'], { cwd: dir, env }).code).toBe(0);
+      const after = cg(['--command', 'seq 300', '--force'], {
+        input: seq(300),
+        cwd: dir,
+        storeDir: store,
+        env,
+      });
+      expect(after.out).toContain('--lines 11-]');
+    },
+  );
 });

@@ -282,6 +282,13 @@ describe.skipIf(skipReason('claude') !== undefined)(
       expect(stats.hosts.map((h) => [h.host, Object.keys(h.via)])).toEqual([['claude-code', ['proxy']]]);
     });
 
+    it('routes every request Claude Code sent: the proxy refused none of them', () => {
+      expect(proxied!.proxy!.stderr()).not.toMatch(/refused/);
+      const routes = new Set(proxied!.upstream.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`));
+      console.log(`Claude Code through cg proxy called: ${[...routes].join(', ')}`);
+      expect(routes.size).toBeGreaterThan(0);
+    });
+
     it('gives Claude Code every streamed response byte for byte as the upstream sent it', () => {
       const got = proxied!.tap!.bodies();
       const sent = proxied!.replies.map(replyBytes);
@@ -394,6 +401,13 @@ describe.skipIf(skipReason('codex') !== undefined)(
       const stats = statsOf(proxied!);
       expect(stats.requests.count).toBeGreaterThanOrEqual(main(proxied!).length);
       expect(stats.hosts.map((h) => [h.host, Object.keys(h.via)])).toEqual([['codex', ['proxy']]]);
+    });
+
+    it('routes every request Codex sent: the proxy refused none of them', () => {
+      expect(proxied!.proxy!.stderr()).not.toMatch(/refused/);
+      const routes = new Set(proxied!.upstream.requests.map((r) => `${r.method} ${r.url.split('?')[0]}`));
+      console.log(`Codex through cg proxy called: ${[...routes].join(', ')}`);
+      expect(routes.size).toBeGreaterThan(0);
     });
 
     it('gives Codex every streamed response byte for byte as the upstream sent it', () => {

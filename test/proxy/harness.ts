@@ -37,6 +37,8 @@ export interface TestProxy extends RunningProxy {
   stateDir: string;
   compacted: CompactedRequest[];
   log: string[];
+  /** The lines the proxy says about requests it refused to route (shown with or without --verbose). */
+  refused: string[];
 }
 
 export interface TestProxyOptions {
@@ -69,6 +71,7 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
   delete env.CG_SESSION;
   const compacted: CompactedRequest[] = [];
   const log: string[] = [];
+  const refused: string[] = [];
   const proxy = await createProxy({
     config: o.config ?? defaultConfig(),
     upstreams: { anthropic: o.anthropic ?? 'http://127.0.0.1:9', openai: o.openai ?? 'http://127.0.0.1:9' },
@@ -79,6 +82,7 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     timeoutMs: o.timeoutMs ?? 30_000,
     env,
     log: (l) => log.push(l),
+    onRefused: (l) => refused.push(l),
     ...(o.collect ? { collect: o.collect } : {}),
     ...(o.records ? { records: o.records } : {}),
     onCompacted: (c) => {
@@ -86,7 +90,7 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     },
   });
   const running = await proxy.listen(0, '127.0.0.1');
-  return { ...running, store: store as Store, stateDir, compacted, log };
+  return { ...running, store: store as Store, stateDir, compacted, log, refused };
 }
 
 export interface Sent {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { isLoopback, proxySettings } from '../../src/commands/proxy.js';
 import { defaultConfig, parseConfigObject } from '../../src/config.js';
 import { forwardRequestHeaders, forwardResponseHeaders, redactedHeaders } from '../../src/proxy/headers.js';
-import { routeOf } from '../../src/proxy/routes.js';
+import { isCanonical, routeOf } from '../../src/proxy/routes.js';
 import { claudeSession, requestSession } from '../../src/proxy/session-id.js';
 import { upstreamPath } from '../../src/proxy/upstream.js';
 import { ROOT, tempDir } from '../helpers.js';
@@ -17,14 +17,67 @@ describe('proxy routes', () => {
     ['POST', '/v1/messages/count_tokens', 'anthropic', undefined],
     ['GET', '/v1/messages', 'anthropic', undefined],
     ['GET', '/v1/responses/resp_1', 'openai', undefined],
-    ['POST', '/v1/messagesX', 'openai', undefined],
+    ['POST', '/v1/responses/compact', 'openai', undefined],
+    ['GET', '/api/oauth/profile', 'anthropic', undefined],
+    ['HEAD', '/api/hello', 'anthropic', undefined],
   ])('%s %s goes to %s and is compacted as %s', (method, path, provider, format) => {
-    expect(routeOf(method, path, {})).toEqual({ provider, ...(format ? { format } : {}) });
+    expect(routeOf(method, path, {})).toEqual({ route: { provider, ...(format ? { format } : {}) } });
   });
 
-  it('sends a path no provider owns where its headers point', () => {
-    expect(routeOf('GET', '/v1/models', { 'anthropic-version': '2023-06-01' }).provider).toBe('anthropic');
-    expect(routeOf('GET', '/v1/models', { authorization: 'Bearer x' }).provider).toBe('openai');
+  it('sends a path both providers serve where the credential, else the protocol headers, point', () => {
+    const provider = (headers: Record<string, string>) => {
+      const r = routeOf('GET', '/v1/models', headers);
+      return 'route' in r ? r.route.provider : r.refused.status;
+    };
+    expect(provider({ authorization: 'Bearer sk-ant-oat01-abc' })).toBe('anthropic');
+    expect(provider({ 'x-api-key': 'gateway-key' })).toBe('anthropic');
+    expect(provider({ 'anthropic-version': '2023-06-01', authorization: 'Bearer gw' })).toBe('anthropic');
+    expect(provider({ authorization: 'Bearer sk-proj-abc' })).toBe('openai');
+    expect(provider({ authorization: 'Bearer sk-test' })).toBe('openai');
+    expect(provider({})).toBe('openai');
+  });
+
+  it('refuses a path no provider serves unless a credential names its provider', () => {
+    const routed = (path: string, headers: Record<string, string>, query = '') => {
+      const r = routeOf('GET', path, headers, query);
+      return 'route' in r ? r.route.provider : r.refused.status;
+    };
+    expect(routed('/v1/messagesX', {})).toBe(404);
+    expect(routed('/v2/anything', { authorization: 'Bearer opaque' })).toBe(404);
+    expect(routed('/v2/anything', { 'anthropic-version': '2023-06-01', 'x-api-key': 'k' })).toBe(404);
+    expect(routed('/v2/anything', { 'x-api-key': 'sk-ant-api03-abc' })).toBe('anthropic');
+    expect(routed('/v2/anything', { authorization: 'Bearer sk-svcacct-abc' })).toBe('openai');
+    expect(
+      routed('/v1beta/models/g:generateContent', { 'x-goog-api-key': 'AIzaSyA-0123456789abcdefghijklmno' }),
+    ).toBe(404);
+    expect(routed('/v1/models', {}, 'key=AIzaSyA-0123456789abcdefghijklmno')).toBe(404);
+  });
+
+  it("refuses a credential or protocol header of one provider on the other's path, and mixed credentials", () => {
+    const status = (path: string, headers: Record<string, string>) => {
+      const r = routeOf('POST', path, headers);
+      return 'route' in r ? r.route.provider : r.refused.status;
+    };
+    expect(status('/v1/responses', { authorization: 'Bearer sk-ant-oat01-abc' })).toBe(404);
+    expect(
+      status('/v1/chat/completions', { 'anthropic-version': '2023-06-01', authorization: 'Bearer gw' }),
+    ).toBe(404);
+    expect(status('/v1/messages', { authorization: 'Bearer sk-proj-abc' })).toBe(404);
+    expect(status('/v1/messages', { 'x-api-key': 'sk-proj-abc' })).toBe(400);
+    expect(status('/v1/models', { 'x-api-key': 'sk-ant-api03-a', authorization: 'Bearer sk-proj-b' })).toBe(
+      400,
+    );
+  });
+
+  it('refuses a path with dot segments or hidden slashes, which an upstream could resolve elsewhere', () => {
+    for (const path of [
+      '/v1/responses/../../v1/messages',
+      '/v1/responses/%2e%2e/x',
+      '/v1/responses%2Fx',
+      '/v1//messages',
+    ])
+      expect(routeOf('POST', path, {})).toMatchObject({ refused: { status: 400 } });
+    expect(isCanonical('/v1/models/')).toBe(true);
   });
 
   it("keeps an upstream's path prefix before the client's path and query", () => {

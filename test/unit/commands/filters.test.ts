@@ -55,6 +55,8 @@ function sandbox() {
         err += s;
       },
       stdin: async () => stdin,
+      // A person at a terminal, for `trust` (test/e2e runs it in a real pty).
+      presence: { env: {}, isTerminal: () => true },
     });
     return { code, out, err };
   };

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type TrustFlags, trustCommand } from '../../../src/commands/trust.js';
+import type { Presence } from '../../../src/trust/person.js';
 import { projectTrust } from '../../../src/trust/state.js';
 import { tempDir } from '../../helpers.js';
 
@@ -14,13 +15,16 @@ filters:
       - { name: drops ok, input: "ok 1\\ndone\\n", expected: "done\\n" }
 `;
 
+/** A person at a terminal: what `cg trust` needs (trust/person.ts; test/e2e runs it in a real pty). */
+const PERSON: Presence = { env: {}, isTerminal: () => true };
+
 function repo() {
   const cwd = tempDir('cg-trust-cmd-');
   mkdirSync(join(cwd, '.git'));
   const env = { XDG_CONFIG_HOME: join(cwd, '.xdg') };
   const run = async (flags: TrustFlags = {}, from = cwd) => {
     let out = '';
-    const code = await trustCommand(flags, { cwd: from, env, out: (s) => (out += s) });
+    const code = await trustCommand(flags, { cwd: from, env, out: (s) => (out += s), presence: PERSON });
     return { code, out };
   };
   const status = () => projectTrust(cwd, env).status;
