@@ -1,20 +1,29 @@
 // What a session record in Redis costs a proxy turn (issue 33), as a ratio to the same turn with
 // the record on the local disk. The built `cg proxy` as its own process(es), the store in a real
-// redis-server for all three (only where the record lives differs), on generated Claude Code
+// redis-server for all of them (only where the record lives differs), on generated Claude Code
 // sessions (bench/proxy-sessions.mjs):
 //   local   — one proxy, `proxy.sessions: local` (the record in its state directory);
 //   shared  — one proxy, the record in Redis (each turn asks what was written since: nothing);
 //   fleet   — two proxies, the record in Redis, turns alternating between them (each turn reads
 //             the other's last line); its first turn on the second instance reads the record whole.
-// Each turn is timed from the client's send to the response's end (a shared record is written
-// before the response goes back, so that is in it) and to the upstream having the body; the figure
-// is the median of the steady turns (each one tool result longer; CG_BENCH_STEADY, default 6),
-// after two unmeasured turns on each instance (a process's first turns of a session compile what
-// the later ones run), with a pause before each (a model's answer time). Rounds interleave the setups (CG_BENCH_ROUNDS, 2):
-// this machine's speed varies run to run. Sizes: arguments, or CG_BENCH_FLEET_SIZES ("1000 5000").
+// The setups run side by side and take turns: turn k goes to each in turn before turn k+1, so the
+// machine's load (it varies many-fold here) falls on all of them alike. Each turn is timed from the
+// client's send to the response's end (a shared record is written before the response goes back,
+// so that is in it), and by the serving process's CPU time until it is idle again (the turn's
+// deferred work included). Figures are medians of the steady turns (each one tool result longer;
+// CG_BENCH_STEADY, default 8), after two unmeasured turns on each instance, with a pause before each
+// (a model's answer time). Sizes: arguments, or CG_BENCH_FLEET_SIZES ("1000 5000").
+//
+// The record's own work is also timed alone, since a whole turn's time varies here far more than
+// the record costs: the record backends (src/session/records.ts, shared-records.ts, bundled from
+// the sources with esbuild) on a record of n outputs (85 % of them final placeholders, as in a long
+// session), in this process — a steady turn's load and save of one new output, on the instance that
+// wrote last (shared: one round trip to ask, one to write) and on the other one (it reads that
+// line), against the same with the record on disk (a stat, an appended line). Medians of
+// CG_BENCH_RECORD_TURNS (200) turns each, sizes CG_BENCH_RECORD_SIZES ("1000 5000 20000").
 // Needs redis-server on PATH (skipped without it).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,9 +34,8 @@ import { agentSession, turnOf } from './proxy-sessions.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = process.env.CG_BENCH_BIN ?? join(root, 'bin', 'cg.js');
 const PAUSE_MS = Number(process.env.CG_BENCH_PROXY_PAUSE_MS ?? 1000);
-const STEADY = Number(process.env.CG_BENCH_STEADY ?? 6);
+const STEADY = Number(process.env.CG_BENCH_STEADY ?? 8);
 const WARM = 2;
-const ROUNDS = Number(process.env.CG_BENCH_ROUNDS ?? 2);
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -137,44 +145,23 @@ function post(port, body, up, session) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-/** One setup over one session: first sight, then the steady turns on `ports` in turn. */
-async function run(setup, n, redisUrl, work) {
-  const up = await upstream();
-  const count = setup === 'fleet' ? 2 : 1;
-  const proxies = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const dir = join(work, `${setup}-${n}-${i}-${Math.random().toString(36).slice(2, 8)}`);
-      proxies.push(await startProxy(up.port, dir, redisUrl, setup === 'local' ? 'local' : 'shared'));
-    }
-    // Modules load once per process, not per session.
-    for (const p of proxies)
-      await post(p.port, JSON.stringify(agentSession(20, { seed: 9 })), up, `warm-up-${p.port}`);
-    // A session of its own per run: runs share one Redis.
-    const session = `${setup}-${n}-${Math.random().toString(36).slice(2)}`;
-    const body = agentSession(n);
-    const turn = async (port, b) => {
-      await sleep(PAUSE_MS);
-      return post(port, Buffer.from(JSON.stringify(b)), up, session);
-    };
-    const first = await turn(proxies[0].port, turnOf(body, body.messages.length - 3));
-    // The first turn on the other instance (fleet: it reads the record whole), then the steady ones.
-    const cross = await turn(proxies[count - 1].port, body);
-    const steady = [];
-    for (let k = 1; k <= WARM * count + STEADY; k++) {
-      const t = await turn(proxies[k % count].port, agentSession(n + k));
-      if (k > WARM * count) steady.push(t);
-    }
-    return { first, cross, steady };
-  } finally {
-    for (const p of proxies) {
-      const exited = new Promise((r) => p.child.once('exit', r));
-      p.child.kill('SIGTERM');
-      await exited;
-    }
-    up.server.close();
+/** The process's CPU time (user + system) in ms. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Waits until the process uses no CPU for a while (the turn's deferred work done). */
+async function idle(pid) {
+  for (let i = 0, last = -1; i < 200; i++) {
+    const now = cpuMs(pid);
+    if (now === last) return;
+    last = now;
+    await sleep(150);
   }
 }
+
+const SETUPS = ['local', 'shared', 'fleet'];
 
 export async function benchFleet(sizes = [1000, 5000]) {
   const work = mkdtempSync(join(tmpdir(), 'cg-bench-fleet-'));
@@ -183,19 +170,73 @@ export async function benchFleet(sizes = [1000, 5000]) {
   const rows = [];
   try {
     for (const n of sizes) {
-      const by = { local: [], shared: [], fleet: [] };
-      for (let round = 0; round < ROUNDS; round++)
-        for (const setup of ['local', 'shared', 'fleet']) by[setup].push(await run(setup, n, url, work));
-      const fig = (setup, pick) => median(by[setup].flatMap((r) => r.steady.map(pick)));
-      const row = { n };
-      for (const setup of ['local', 'shared', 'fleet'])
-        row[setup] = {
-          done: fig(setup, (t) => t.done),
-          upstream: fig(setup, (t) => t.upstream),
-          cross: median(by[setup].map((r) => r.cross.done)),
-          first: median(by[setup].map((r) => r.first.done)),
+      const up = await upstream();
+      const proxies = {};
+      try {
+        for (const setup of SETUPS) {
+          proxies[setup] = [];
+          for (let i = 0; i < (setup === 'fleet' ? 2 : 1); i++)
+            proxies[setup].push(
+              await startProxy(
+                up.port,
+                join(work, `${setup}-${n}-${i}`),
+                url,
+                setup === 'local' ? 'local' : 'shared',
+              ),
+            );
+        }
+        const all = Object.values(proxies).flat();
+        // Modules load once per process, not per session.
+        for (const p of all)
+          await post(p.port, JSON.stringify(agentSession(20, { seed: 9 })), up, `warm-up-${p.port}`);
+        const times = Object.fromEntries(SETUPS.map((s) => [s, { done: [], upstream: [], cpu: [] }]));
+        const once = Object.fromEntries(SETUPS.map((s) => [s, []]));
+        /** Turn `k` of each setup's session, one setup after another. */
+        const round = async (body, pick) => {
+          for (const setup of SETUPS) {
+            const p = pick(proxies[setup]);
+            await sleep(PAUSE_MS);
+            await idle(p.child.pid);
+            const c0 = cpuMs(p.child.pid);
+            const t = await post(p.port, Buffer.from(JSON.stringify(body)), up, `bench-${setup}-${n}`);
+            await idle(p.child.pid);
+            t.cpu = cpuMs(p.child.pid) - c0;
+            once[setup].push(t);
+          }
         };
-      rows.push(row);
+        const body = agentSession(n);
+        await round(turnOf(body, body.messages.length - 3), (ps) => ps[0]);
+        // The first turn on the other instance (fleet: it reads the record whole).
+        await round(body, (ps) => ps[ps.length - 1]);
+        for (let k = 1; k <= 2 * WARM + STEADY; k++) {
+          const before = Object.fromEntries(SETUPS.map((s) => [s, once[s].length]));
+          await round(agentSession(n + k), (ps) => ps[k % ps.length]);
+          if (k <= 2 * WARM) continue;
+          for (const s of SETUPS) {
+            const t = once[s][before[s]];
+            times[s].done.push(t.done);
+            times[s].upstream.push(t.upstream);
+            times[s].cpu.push(t.cpu);
+          }
+        }
+        const row = { n };
+        for (const s of SETUPS)
+          row[s] = {
+            done: median(times[s].done),
+            upstream: median(times[s].upstream),
+            cpu: median(times[s].cpu),
+            first: once[s][0].done,
+            cross: once[s][1].done,
+          };
+        rows.push(row);
+      } finally {
+        for (const p of Object.values(proxies).flat()) {
+          const exited = new Promise((r) => p.child.once('exit', r));
+          p.child.kill('SIGTERM');
+          await exited;
+        }
+        up.server.close();
+      }
     }
   } finally {
     redis.child.kill('SIGTERM');
@@ -205,14 +246,132 @@ export async function benchFleet(sizes = [1000, 5000]) {
   return rows;
 }
 
+/** The record backends from the sources, bundled (ioredis included) into a module of its own. */
+async function recordModules(work) {
+  const { build } = await import('esbuild');
+  const file = join(work, 'records-bundle.mjs');
+  await build({
+    stdin: {
+      contents: [
+        "export { sharedRecords } from './src/session/shared-records.ts';",
+        "export { diskRecords } from './src/session/records.ts';",
+        "export { keptRecord } from './src/session/kept-record.ts';",
+        "export { createRedisLink } from './src/store/redis-link.ts';",
+        "export { parseRedisUrl } from './src/store/redis-url.ts';",
+      ].join('\n'),
+      resolveDir: root,
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile: file,
+    logLevel: 'warning',
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+  });
+  return import(file);
+}
+
+const hex = (i) => i.toString(16).padStart(16, '0');
+
+/** A record of n outputs as a long session's is: most of them final placeholders. */
+function recordOf(n) {
+  const outputs = new Map();
+  for (let i = 0; i < n; i++)
+    outputs.set(
+      `toolu_${String(i).padStart(6, '0')}abcdefgh`,
+      i % 20 < 17
+        ? {
+            h: hex(i),
+            t: `[older tool output masked] <<cg:${hex(i)}>> [full output: cg expand ${hex(i)}]`,
+            f: 1,
+          }
+        : { h: hex(i) },
+    );
+  return { id: 'bench', outputs };
+}
+
+/**
+ * Median ms of a steady turn's record work — load, then save one new output — over `turns` turns
+ * taken by `backends` in turn (one: the instance that wrote last; two: each reads the other's line).
+ */
+async function recordTurns(m, backends, key, n, turns) {
+  const kept = backends.map(() => m.keptRecord());
+  // The first sight: the whole record written once, and read once by each other instance.
+  let t0 = performance.now();
+  const start = await backends[0].load(key, 'bench', kept[0]);
+  await backends[0].save(key, start, recordOf(n), kept[0]);
+  const first = performance.now() - t0;
+  t0 = performance.now();
+  for (let i = 1; i < backends.length; i++) await backends[i].load(key, 'bench', kept[i]);
+  const whole = performance.now() - t0;
+  const ms = [];
+  for (let k = 0; k < turns; k++) {
+    const i = k % backends.length;
+    const one = { id: 'bench', outputs: new Map([[`toolu_new${k}`, { h: hex(1e9 + k) }]]) };
+    t0 = performance.now();
+    const r = await backends[i].load(key, 'bench', kept[i]);
+    await backends[i].save(key, r, one, kept[i]);
+    ms.push(performance.now() - t0);
+  }
+  return { turn: median(ms), first, whole };
+}
+
+export async function benchRecords(sizes = [1000, 5000, 20000], turns = 200) {
+  const work = mkdtempSync(join(tmpdir(), 'cg-bench-records-'));
+  const redis = await startRedis(work);
+  const rows = [];
+  try {
+    const m = await recordModules(work);
+    const url = m.parseRedisUrl(`redis://127.0.0.1:${redis.port}/0`);
+    const shared = (dir) =>
+      m.sharedRecords({
+        link: m.createRedisLink(url, 2000),
+        prefix: 'bench:',
+        ttlDays: 14,
+        dir,
+        warn: (line) => console.error(line),
+      });
+    for (const n of sizes) {
+      const key = hex(n);
+      const disk = m.diskRecords(join(work, `disk-${n}`));
+      const local = await recordTurns(m, [disk], key, n, turns);
+      const same = await recordTurns(m, [shared(join(work, `s-${n}`))], hex(n + 1), n, turns);
+      const a = shared(join(work, `a-${n}`));
+      const b = shared(join(work, `b-${n}`));
+      const other = await recordTurns(m, [a, b], hex(n + 2), n, turns);
+      rows.push({ n, local, same, other });
+    }
+  } finally {
+    redis.child.kill('SIGTERM');
+    await new Promise((r) => redis.child.once('exit', r));
+    rmSync(work, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export function recordLines(rows) {
+  const f = (x) => x.toFixed(2);
+  return rows.map(
+    (r) =>
+      `  ${String(r.n).padStart(6)} outputs: a steady turn's record work (load + save of one new output) on disk ${f(r.local.turn)} ms, ` +
+      `in Redis ${f(r.same.turn)} ms (${(r.same.turn / r.local.turn).toFixed(2)}×) on the instance that wrote last, ${f(r.other.turn)} ms (${(r.other.turn / r.local.turn).toFixed(2)}×) alternating between two (each reads the other's line)` +
+      ` · the whole record written at first sight ${f(r.local.first)} / ${f(r.same.first)} ms, read whole by another instance ${f(r.other.whole)} ms`,
+  );
+}
+
 export function fleetLines(rows) {
   const f = (x) => x.toFixed(0);
-  const ratio = (a, b) => (a / b).toFixed(2);
+  const r2 = (a, b) => `${(a / b).toFixed(2)}×`;
   return rows.flatMap((r) => [
-    `  ${String(r.n).padStart(6)} tool results: steady turn (send → response end) local record ${f(r.local.done)} ms, ` +
-      `Redis record ${f(r.shared.done)} ms (${ratio(r.shared.done, r.local.done)}×), two instances alternating ${f(r.fleet.done)} ms (${ratio(r.fleet.done, r.local.done)}×)`,
-    `  ${' '.repeat(6)}               send → upstream has the body: ${f(r.local.upstream)} / ${f(r.shared.upstream)} (${ratio(r.shared.upstream, r.local.upstream)}×) / ${f(r.fleet.upstream)} ms (${ratio(r.fleet.upstream, r.local.upstream)}×)` +
-      ` · first sight ${f(r.local.first)} / ${f(r.shared.first)} / ${f(r.fleet.first)} ms · first turn on the other instance ${f(r.local.cross)} / ${f(r.shared.cross)} / ${f(r.fleet.cross)} ms`,
+    `  ${String(r.n).padStart(6)} tool results, steady turn: local record ${f(r.local.done)} ms (cpu ${f(r.local.cpu)}), ` +
+      `Redis record ${f(r.shared.done)} ms (cpu ${f(r.shared.cpu)}) = ${r2(r.shared.done, r.local.done)} (cpu ${r2(r.shared.cpu, r.local.cpu)}), ` +
+      `two instances alternating ${f(r.fleet.done)} ms (cpu ${f(r.fleet.cpu)}) = ${r2(r.fleet.done, r.local.done)} (cpu ${r2(r.fleet.cpu, r.local.cpu)})`,
+    `  ${' '.repeat(6)}               send → upstream has the body ${f(r.local.upstream)} / ${f(r.shared.upstream)} / ${f(r.fleet.upstream)} ms` +
+      ` · first sight ${f(r.local.first)} / ${f(r.shared.first)} / ${f(r.fleet.first)} ms · next turn on the other instance ${f(r.local.cross)} / ${f(r.shared.cross)} / ${f(r.fleet.cross)} ms`,
   ]);
 }
 
@@ -224,9 +383,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const sizes = args.length
       ? args
       : (process.env.CG_BENCH_FLEET_SIZES ?? '1000 5000').split(/\s+/).filter(Boolean).map(Number);
-    console.log(
-      'cg proxy session record in Redis vs on local disk (store in Redis for all; medians of steady turns)',
-    );
-    for (const line of fleetLines(await benchFleet(sizes))) console.log(line);
+    const recordSizes = (process.env.CG_BENCH_RECORD_SIZES ?? '1000 5000 20000')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+    console.log('session record work per turn, alone (medians; bundled from src/)');
+    const turns = Number(process.env.CG_BENCH_RECORD_TURNS ?? 200);
+    for (const line of recordLines(await benchRecords(recordSizes, turns))) console.log(line);
+    if (process.env.CG_BENCH_FLEET_TURNS !== '0') {
+      console.log(
+        'cg proxy session record in Redis vs on local disk (store in Redis for all; medians of steady turns)',
+      );
+      for (const line of fleetLines(await benchFleet(sizes))) console.log(line);
+    }
   }
 }

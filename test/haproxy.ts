@@ -1,9 +1,10 @@
 /**
  * A real HAProxy for the tests (Debian's `haproxy`; `.ci/run` installs it): in front of the given
  * loopback backends, round-robin, on a free loopback port, in the foreground (-db), with its
- * config in a temp dir. Health checks ask each backend's GET /healthz every 100 ms, and a request
- * whose connection is refused goes to the other backend (retries, redispatch), as a deployment
- * would set it up; each response says which backend served it (x-cg-instance: its name). Tests
+ * config in a temp dir. Health checks ask each backend's GET /healthz every 200 ms (three failures
+ * take it out, two answers bring it back: a check slowed by a busy machine does not), and a request
+ * whose connection is refused goes to the other backend at once (retries, redispatch on each), as a
+ * deployment would set it up; each response says which backend served it (x-cg-instance: its name). Tests
  * that need it skip with a clear message when haproxy is not installed.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
@@ -36,8 +37,9 @@ function config(port: number, backends: Record<string, number>): string {
     '  timeout client 120s',
     '  timeout server 120s',
     '  timeout http-keep-alive 5s',
+    '  timeout check 5s',
     '  retries 3',
-    '  option redispatch',
+    '  option redispatch 1',
     'frontend fleet',
     `  bind 127.0.0.1:${port}`,
     '  default_backend cg',
@@ -46,7 +48,7 @@ function config(port: number, backends: Record<string, number>): string {
     '  option httpchk',
     '  http-check send meth GET uri /healthz',
     '  http-check expect status 200',
-    '  default-server check inter 100ms fall 1 rise 1',
+    '  default-server check inter 200ms fall 3 rise 2',
     `  http-response set-header ${SERVED_BY} %[srv_name]`,
     ...Object.entries(backends).map(([name, p]) => `  server ${name} 127.0.0.1:${p}`),
     '',
