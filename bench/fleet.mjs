@@ -383,13 +383,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const sizes = args.length
       ? args
       : (process.env.CG_BENCH_FLEET_SIZES ?? '1000 5000').split(/\s+/).filter(Boolean).map(Number);
+    // CG_BENCH_RECORD_SIZES=0 skips the record's own figures, CG_BENCH_FLEET_TURNS=0 the proxies'.
     const recordSizes = (process.env.CG_BENCH_RECORD_SIZES ?? '1000 5000 20000')
       .split(/\s+/)
-      .filter(Boolean)
-      .map(Number);
-    console.log('session record work per turn, alone (medians; bundled from src/)');
-    const turns = Number(process.env.CG_BENCH_RECORD_TURNS ?? 200);
-    for (const line of recordLines(await benchRecords(recordSizes, turns))) console.log(line);
+      .map(Number)
+      .filter((n) => n > 0);
+    if (recordSizes.length > 0) {
+      console.log('session record work per turn, alone (medians; bundled from src/)');
+      const turns = Number(process.env.CG_BENCH_RECORD_TURNS ?? 200);
+      for (const line of recordLines(await benchRecords(recordSizes, turns))) console.log(line);
+    }
     if (process.env.CG_BENCH_FLEET_TURNS !== '0') {
       console.log(
         'cg proxy session record in Redis vs on local disk (store in Redis for all; medians of steady turns)',

@@ -2,7 +2,7 @@
 // shifts both sides alike. Start-up of `echo hi | cg`, `cg --version` and `cg expand KEY` vs
 // `node -e ''`, and what `cg run -- true` adds over `true`; passthrough and collapse throughput on a
 // generated 100 MB log vs cat; peak RSS of each run vs its input.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
   existsSync,
@@ -225,4 +225,18 @@ if (process.env.CG_BENCH_PROXY !== '0') {
     'cg proxy turn cost (client send → upstream has the body; budgets: next turn 15 ms + 3 ms/MB, first sight of 20 MB 3 s, peak RSS 3× body)',
   );
   for (const line of proxyLines(await benchProxy(sizes))) console.log(line);
+}
+
+// What a session record in Redis costs a proxy turn against one on disk (bench/fleet.mjs): the
+// record's own work on 1k-20k outputs (the proxies side by side: `node bench/fleet.mjs`, slower).
+// Needs redis-server; CG_BENCH_FLEET=0 skips it.
+if (process.env.CG_BENCH_FLEET !== '0') {
+  const { benchRecords, recordLines } = await import('./fleet.mjs');
+  console.log('');
+  if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0)
+    console.log('session records in Redis: skipped (redis-server is not installed)');
+  else {
+    console.log('session record work per turn, in Redis vs on disk (medians)');
+    for (const line of recordLines(await benchRecords())) console.log(line);
+  }
 }
