@@ -64,11 +64,21 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
       return { kind: 'skip', gate: 'under min_tokens' };
     const filter = await ctx.filters.select(o.command, o.text, { exclude: cfg.disabled });
     if (!filter) return { kind: 'skip', gate: 'no filter matches' };
-    const r = filter.run(o.text);
+    let r = filter.run(o.text);
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
     // Counted, not estimated: diffs and code run 3 bytes a token, so 4 would let 30 % more through.
-    const final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));
+    let final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));
+    // A filter's budgets are characters, the ceiling tokens: a rewrite denser than the budgets
+    // assumed (a tree of short path names runs 2.5 characters a token) tries again with them cut
+    // to the ratio, so it keeps its own shape instead of going to fold's templates.
+    for (let attempt = 0, scale = 1; !final && attempt < 2; attempt++) {
+      scale *= (cfg.max_tokens * 0.95) / (await ctx.tokens.count(r.text));
+      const again = filter.run(o.text, scale);
+      if (again.loss === 'none' || again.text === r.text) break;
+      r = again;
+      final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));
+    }
     if (r.loss === 'tail' && r.tailFrom !== undefined) {
       const kept = r.tailFrom - 1;
       const outcome: Outcome = {

@@ -23,6 +23,7 @@ import {
 } from './block-stages.js';
 import { compileRegex, mayMatch, type PatternSite } from './regex.js';
 import type { FilterDef, FilterSpec } from './schema.js';
+import { hasShape } from './shapes.js';
 import {
   classify,
   type Doc,
@@ -39,6 +40,7 @@ import {
   stripAnsi,
   truncateLines,
 } from './stages.js';
+import { pathTree, type TreeRule } from './tree-stage.js';
 import type { CompiledFilter, FilterResult, FilterSourceKind } from './types.js';
 
 export interface CompileOptions {
@@ -66,8 +68,10 @@ export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFil
     get yaml() {
       return def.yaml;
     },
-    matches: (s) => mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s),
-    run: (text) => runSpec(spec, site, text),
+    matches: (s) =>
+      (mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s)) ||
+      (spec.shape !== undefined && hasShape(spec.shape, s)),
+    run: (text, scale = 1) => runSpec(spec, site, text, scale),
   };
 }
 
@@ -90,6 +94,12 @@ export function patternsOf(spec: FilterSpec): [string, string][] {
   if (blocks) {
     out.push([blocks.start, 'dedupe_blocks.start']);
     if (blocks.location !== undefined) out.push([blocks.location, 'dedupe_blocks.location']);
+  }
+  const tree = spec.path_tree;
+  if (tree) {
+    out.push([tree.entry, 'path_tree.entry']);
+    if (tree.dir !== undefined) out.push([tree.dir, 'path_tree.dir']);
+    if (tree.header !== undefined) out.push([tree.header, 'path_tree.header']);
   }
   spec.limit_runs.forEach((r, i) => {
     out.push([r.pattern, `limit_runs[${i}].pattern`]);
@@ -150,16 +160,33 @@ interface Shaped {
   runsKept?: number;
 }
 
-/** Stages 7 and 8: limit_runs, group_lines (each only when set). */
-function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped: Shaped } {
+/** A character budget times the caller's scale (cmdfilter's second try under its token ceiling). */
+function scaled<T extends number | undefined>(chars: T, scale: number): T {
+  return (chars === undefined || scale === 1 ? chars : Math.max(1, Math.floor(chars * scale))) as T;
+}
+
+/** Stages 7 and 8: path_tree, limit_runs, group_lines (each only when set). */
+function runStages(spec: FilterSpec, site: Site, start: Doc, scale: number): { doc: Doc; shaped: Shaped } {
   let doc = start;
   const shaped: Shaped = {};
   const m = (pattern: string, field: string) => lineMatcher(pattern, site, field);
+  const tree = spec.path_tree;
+  if (tree) {
+    const rule: TreeRule = {
+      entry: m(tree.entry, 'path_tree.entry'),
+      path: tree.path,
+      maxChars: scaled(tree.max_chars, scale),
+    };
+    if (tree.size !== undefined) rule.size = tree.size;
+    if (tree.dir !== undefined) rule.dir = m(tree.dir, 'path_tree.dir');
+    if (tree.header !== undefined) rule.header = m(tree.header, 'path_tree.header');
+    doc = pathTree(doc, rule);
+  }
   if (spec.limit_runs.length > 0) {
     const rules = spec.limit_runs.map(
       (r, i): RunRule => ({ matches: m(r.pattern, `limit_runs[${i}].pattern`), head: r.head, tail: r.tail }),
     );
-    const r = limitRuns(doc, rules, spec.runs_max_chars);
+    const r = limitRuns(doc, rules, scaled(spec.runs_max_chars, scale));
     doc = r.doc;
     if (r.kept !== undefined) shaped.runsKept = r.kept;
   }
@@ -177,7 +204,7 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped
       if (g.continued !== undefined) rule.continued = m(g.continued, `group_lines[${i}].continued`);
       return rule;
     });
-    const g = groupLines(doc, rules, spec.group_max_chars);
+    const g = groupLines(doc, rules, scaled(spec.group_max_chars, scale));
     doc = g.doc;
     if (g.capped !== undefined) shaped.itemCap = g.capped;
   }
@@ -185,7 +212,7 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped
 }
 
 /** The 12 stages in order (see types.ts); a match_output hit short-circuits everything after it. */
-function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
+function runSpec(spec: FilterSpec, site: Site, input: string, scale: number): FilterResult {
   const start = splitLines(input);
   const total = start.lines.length;
   let doc: Doc = start;
@@ -226,7 +253,7 @@ function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
     const res = list.flatMap((p, i) => (mayMatch(p, blob) ? [compileRegex(p, site(`${field}[${i}]`))] : []));
     doc = filterLines(doc, (line) => res.some((re) => re.test(line)), spec.keep_lines_matching !== undefined);
   }
-  const staged = runStages(spec, site, doc);
+  const staged = runStages(spec, site, doc, scale);
   doc = staged.doc;
   if (spec.truncate_lines_at !== undefined) doc = truncateLines(doc, spec.truncate_lines_at);
   if (spec.head_lines !== undefined || spec.tail_lines !== undefined) {

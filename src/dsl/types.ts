@@ -121,7 +121,11 @@ export interface CompiledFilter {
   source: string;
   /** Whether the selector picks this filter (RE2 semantics; compiled lazily on first use). */
   matches(selector: string): boolean;
-  run(text: string): FilterResult;
+  /**
+   * `scale` multiplies the filter's character budgets (group_max_chars, runs_max_chars,
+   * path_tree.max_chars): cmdfilter's second try when the rewrite came out over its token ceiling.
+   */
+  run(text: string, scale?: number): FilterResult;
   tests: readonly FilterTest[];
   /** The filter's own YAML, for `cg filters show`. */
   yaml: string;
