@@ -124,6 +124,8 @@ const FILTER = fields({
   /** The filter also claims an output whose first lines have this shape (shapes.ts). */
   shape: oneOf(SHAPE_NAMES).optional(),
   priority: integer({ min: -10_000, max: 10_000 }).or(0),
+  /** Outputs of fewer tokens (estimated at 4 UTF-8 bytes a token) are left as they are. */
+  min_tokens: integer({ min: 1, max: MAX }).optional(),
   strip_ansi: boolean().or(false),
   replace: list(REPLACE),
   match_output: list(MATCH_OUTPUT),

@@ -36,6 +36,8 @@ interface Node {
   files: number;
   dirs: number;
   weight: number;
+  /** What the sizes of its entries add up to. */
+  childSizes: number;
   size?: number;
   sizeText?: string;
 }
@@ -48,6 +50,7 @@ const newNode = (name: string, order: number): Node => ({
   files: 0,
   dirs: 0,
   weight: 0,
+  childSizes: 0,
 });
 
 /** The path's segments: a leading `/` is the segment '' (the filesystem root), empty ones go. */
@@ -110,6 +113,7 @@ function tally(top: Node, sized: boolean): void {
     }
     n.files = files;
     n.dirs = dirs;
+    n.childSizes = weight;
     n.weight = sized ? Math.max(n.size ?? 0, weight) : n.dir ? files + dirs : 1;
   }
 }
@@ -154,8 +158,12 @@ function item(n: Node): string {
   return n.sizeText !== undefined ? `${name} (${n.sizeText})` : name;
 }
 
+/**
+ * A directory's own size is shown when the listing gives it as a total (du's, at least what its
+ * entries add up to); ls -l's and tar tv's size of the directory entry itself says nothing.
+ */
 function dirLine(n: Node, depth: number, label?: string): string {
-  const size = n.sizeText !== undefined ? ` ${n.sizeText}` : '';
+  const size = n.sizeText !== undefined && (n.size ?? 0) >= n.childSizes ? ` ${n.sizeText}` : '';
   const name = label ?? `${/\s/.test(n.name) ? `'${n.name}'` : n.name}/`;
   return `${'  '.repeat(depth)}${name}${size} ${counts(n)}`;
 }
