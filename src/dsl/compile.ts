@@ -22,6 +22,7 @@ import {
   type RunRule,
   type SectionRule,
 } from './block-stages.js';
+import { DECODERS } from './decoders/index.js';
 import { compileRegex, mayMatch, type PatternSite } from './regex.js';
 import type { FilterDef, FilterSpec } from './schema.js';
 import { hasShape } from './shapes.js';
@@ -224,6 +225,7 @@ function runSpec(spec: FilterSpec, site: Site, input: string, scale: number): Fi
   const start = splitLines(input);
   const total = start.lines.length;
   let doc: Doc = start;
+  if (spec.decode !== undefined) doc = DECODERS[spec.decode](doc);
   if (spec.strip_ansi) doc = stripAnsi(doc);
 
   if (spec.replace.length > 0) {

@@ -21,6 +21,7 @@ import {
   string,
 } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
+import { DECODER_NAMES } from './decoders/index.js';
 import { checkSyntax } from './regex.js';
 import { SHAPE_NAMES } from './shapes.js';
 
@@ -126,6 +127,8 @@ const FILTER = fields({
   priority: integer({ min: -10_000, max: 10_000 }).or(0),
   /** Outputs of fewer tokens (estimated at 4 UTF-8 bytes a token) are left as they are. */
   min_tokens: integer({ min: 1, max: MAX }).optional(),
+  /** The output is this tool's JSON: decoded to the plain tool's text before the other stages. */
+  decode: oneOf(DECODER_NAMES).optional(),
   strip_ansi: boolean().or(false),
   replace: list(REPLACE),
   match_output: list(MATCH_OUTPUT),

@@ -18,12 +18,15 @@
  * location), or cut it at max_items when the group says how many it cut; a path listing rolled up
  * into a tree (path_tree) names or counts each path (errors.js is a file, not an error); and a
  * filter may rewrite what comes before a line's first signal word, never that word and what follows it.
+ * For a filter that decodes a tool's JSON (decode), the error lines are those of the text the
+ * plain tool prints (failureView): `--- FAIL: TestX`, not the JSON event that carries it.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { precompileBuiltins } from '../../../src/dsl/builtins.js';
 import { compileFilter, patternsOf } from '../../../src/dsl/compile.js';
 import {
+  failureView,
   hasFailureSignal as hasErrorSignal,
   FAILURE_SIGNAL as SIGNAL,
 } from '../../../src/dsl/failure-lines.js';
@@ -168,7 +171,9 @@ for (const { def, filter } of compiled) {
       (_name, t) => {
         const kept = new Set(linesOf(t.expected));
         const max = spec.truncate_lines_at;
-        const missing = linesOf(t.input).filter(
+        // A JSON stream's error lines are those its tool prints (failureView), not the JSON lines.
+        const view = spec.decode === undefined ? t.input : failureView(t.input);
+        const missing = linesOf(view).filter(
           (l) =>
             hasErrorSignal(l) &&
             !kept.has(l) &&
