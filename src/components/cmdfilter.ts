@@ -64,6 +64,10 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
       return { kind: 'skip', gate: 'under min_tokens' };
     const filter = await ctx.filters.select(o.command, o.text, { exclude: cfg.disabled });
     if (!filter) return { kind: 'skip', gate: 'no filter matches' };
+    // Counted as fold counts its max_tokens: an output this filter leaves whole as small (ls -l's
+    // columns) is one fold leaves alone too, never one it templates.
+    if (filter.minTokens !== undefined && !(await ctx.tokens.exceeds(o.text, filter.minTokens - 1)))
+      return { kind: 'skip', gate: `under filter ${filter.name}'s min_tokens` };
     let r = filter.run(o.text);
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };

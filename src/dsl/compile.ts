@@ -10,7 +10,6 @@
  * re2js must be loaded (loadRe2) before matches() or run() is called; the registry sees to it.
  */
 
-import { byteLength } from '../tokens.js';
 import {
   type BlockRule,
   dedupeBlocks,
@@ -53,9 +52,6 @@ export interface CompileOptions {
 
 type Site = (field: string) => PatternSite;
 
-/** min_tokens is judged on bytes, as cmdfilter's own min_tokens is. */
-const BYTES_PER_TOKEN = 4;
-
 export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFilter {
   const { spec, file } = def;
   const site: Site = (field) => ({ file, path: `filters.${spec.name}.${field}` });
@@ -64,6 +60,7 @@ export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFil
     name: spec.name,
     description: spec.description,
     priority: spec.priority,
+    ...(spec.min_tokens !== undefined ? { minTokens: spec.min_tokens } : {}),
     sourceKind: opts.kind,
     source: file,
     // Getters: a builtin's tests and YAML are read from disk only when asked for (show, verify).
@@ -218,10 +215,6 @@ function runStages(spec: FilterSpec, site: Site, start: Doc, scale: number): { d
 
 /** The 12 stages in order (see types.ts); a match_output hit short-circuits everything after it. */
 function runSpec(spec: FilterSpec, site: Site, input: string, scale: number): FilterResult {
-  // A small output keeps what the command's flags asked for (ls -l's columns): below min_tokens the
-  // filter would drop it only to save what the marker costs back.
-  if (spec.min_tokens !== undefined && byteLength(input) < spec.min_tokens * BYTES_PER_TOKEN)
-    return { text: input, loss: 'none' };
   const start = splitLines(input);
   const total = start.lines.length;
   let doc: Doc = start;

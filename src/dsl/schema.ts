@@ -125,7 +125,7 @@ const FILTER = fields({
   /** The filter also claims an output whose first lines have this shape (shapes.ts). */
   shape: oneOf(SHAPE_NAMES).optional(),
   priority: integer({ min: -10_000, max: 10_000 }).or(0),
-  /** Outputs of fewer tokens (estimated at 4 UTF-8 bytes a token) are left as they are. */
+  /** cmdfilter leaves outputs of fewer tokens (counted) as they are: the flags' columns stay. */
   min_tokens: integer({ min: 1, max: MAX }).optional(),
   /** The output is this tool's JSON: decoded to the plain tool's text before the other stages. */
   decode: oneOf(DECODER_NAMES).optional(),

@@ -116,6 +116,11 @@ export interface CompiledFilter {
   name: string;
   description: string;
   priority: number;
+  /**
+   * cmdfilter leaves an output of fewer tokens (counted, as fold's max_tokens is) as it is: what
+   * the command's flags asked for (ls -l's columns) is not dropped from a small output.
+   */
+  minTokens?: number;
   sourceKind: FilterSourceKind;
   /** The file it was defined in (for builtins, builtin-filters/<family>.yaml). */
   source: string;

@@ -3,7 +3,9 @@
  * what jest prints: `FAIL path` for each failing suite with its rendered failure message (every
  * `● suite › test` block with expected/received, code frame and `at file:line:col`), then jest's
  * `Test Suites:` and `Tests:` totals; passing suites are only counted there. A failing test whose
- * suite carries no rendered message gets its own failure messages under `● full name`.
+ * suite carries no rendered message gets its own failure messages under `● full name`. What jest
+ * also printed as text beside the report (its stderr, merged) is not repeated: a suite it named FAIL,
+ * its totals.
  */
 import type { Doc, Line } from '../stages.js';
 import { documentOf, type Json, num, str, writtenLines } from './json-lines.js';
@@ -34,9 +36,26 @@ function suiteLines(suite: Json, doc: Doc): Line[] {
   return out;
 }
 
+/**
+ * What jest already printed as text beside the report (`jest --json` writes its usual report to
+ * stderr, which `cg run` merges): the suites it named FAIL, and whether it printed its totals.
+ */
+function printed(doc: Doc): { failed: string[]; totals: boolean } {
+  const failed: string[] = [];
+  let totals = false;
+  for (const l of doc.lines) {
+    const m = /^FAIL (\S+)/.exec(l.text);
+    if (m) failed.push(m[1]!);
+    else if (/^Tests:\s/.test(l.text)) totals = true;
+  }
+  return { failed, totals };
+}
+
 export function decodeJestJson(doc: Doc): Doc {
   const out: Line[] = [];
   let decoded = false;
+  const shown = printed(doc);
+  const alreadyShown = (name: string) => shown.failed.some((f) => name === f || name.endsWith(`/${f}`));
   for (const l of doc.lines) {
     const report = l.text.trimStart().startsWith('{') ? documentOf(l.text) : undefined;
     if (!isReport(report)) {
@@ -45,9 +64,10 @@ export function decodeJestJson(doc: Doc): Doc {
     }
     decoded = true;
     for (const suite of report.testResults as Json[]) {
-      if (suite.status === 'failed' || (str(suite.message) ?? '').trim() !== '')
-        out.push(...suiteLines(suite, doc));
+      const failing = suite.status === 'failed' || (str(suite.message) ?? '').trim() !== '';
+      if (failing && !alreadyShown(str(suite.name) ?? '')) out.push(...suiteLines(suite, doc));
     }
+    if (shown.totals) continue;
     const n = (k: string) => num(report[k]) ?? 0;
     const write = (text: string) => out.push({ text, eol: doc.nl, src: 0 });
     write(
