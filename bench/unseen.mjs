@@ -43,13 +43,16 @@ async function failureViewFn(work) {
 
 const pct = (a, b) => (b > 0 ? `${((a / b) * 100).toFixed(1)}%` : '–');
 
+/** A line that is one path (no space, a `/`): a file called errors.py is not a failure line. */
+const PATH_ONLY = /^[^\s]*\/[^\s]*$/;
+
 /** The share of the view's signal lines (error, warning, failure) the output shows. */
 function failureLines(view, output) {
   const visible = visibility(output);
   let all = 0;
   let kept = 0;
   for (const line of view.split('\n')) {
-    if (!isSignal(line)) continue;
+    if (!isSignal(line) || PATH_ONLY.test(line)) continue;
     all++;
     if (visible(line)) kept++;
   }
@@ -78,7 +81,7 @@ function treeDirs(output) {
   for (const line of output.split('\n')) {
     const indent = /^ */.exec(line)[0].length;
     const body = line.slice(indent);
-    const names = [...body.matchAll(/(?:^|, )((?:'[^']*'|[^\s,(]+))\/ (?:\S+ )?\((?:\d+ (?:files?|dirs?)(?:, )?)+\)/g)].map((m) =>
+    const names = [...body.matchAll(/(?:^|, )((?:'[^']*'|[^\s,(]+))\/ (?:\S+ )?\((?:\d+|(?:\d+ (?:files?|dirs?)(?:, )?)+|empty)\)/g)].map((m) =>
       m[1].replace(/^'|'$/g, ''),
     );
     if (names.length === 0) continue;
@@ -90,7 +93,11 @@ function treeDirs(output) {
       continue;
     }
     stack.length = depth;
-    for (const n of names) named.add(`${stack.slice(0, depth).join('/')}/${n}`);
+    for (const n of names) {
+      const path = `${stack.slice(0, depth).join('/')}/${n}`;
+      named.add(path);
+      named.add(path.replace(/^\.\//, ''));
+    }
     if (names.length === 1) stack[depth] = names[0];
   }
   return named;
@@ -130,7 +137,13 @@ export async function unseenLines() {
         const output = (await compact(input, { store, format: 'text', ...extra })).output;
         const tout = count(output);
         const f = failureLines(view, output);
-        const t = signalTemplates(view, output);
+        const t = signalTemplates(
+          view
+            .split('\n')
+            .filter((l) => !PATH_ONLY.test(l))
+            .join('\n'),
+          output,
+        );
         const key = `${r.part}/${mode}`;
         const s = (sums[key] ??= { n: 0, in: 0, out: 0, fAll: 0, fKept: 0, tAll: 0, tShown: 0 });
         s.n++;

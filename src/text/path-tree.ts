@@ -168,6 +168,16 @@ function dirLine(n: Node, depth: number, label?: string): string {
   return `${'  '.repeat(depth)}${name}${size} ${counts(n)}`;
 }
 
+/**
+ * A directory shown by name among its siblings on a shared line: `name/ (12)` when all it holds is
+ * files (its parent's line says what the counts are), else with its full counts.
+ */
+function joinedItem(n: Node): string {
+  if (n.dirs > 0 || n.files === 0) return dirLine(n, 0);
+  const size = n.sizeText !== undefined && (n.size ?? 0) >= n.childSizes ? ` ${n.sizeText}` : '';
+  return `${/\s/.test(n.name) ? `'${n.name}'` : n.name}/${size} (${n.files})`;
+}
+
 /** The file names a directory's line lists with at most cap of them. */
 function filesPart(files: readonly Node[], cap: number): string {
   if (cap <= 0 || files.length === 0) return '';
@@ -227,7 +237,7 @@ export function renderPathTree(entries: readonly PathEntry[], maxChars: number):
       const joined: string[] = [];
       for (const c of shown) {
         if (ownLine(c)) walk(c, dirLine(c.node, c.depth));
-        else joined.push(dirLine(c.node, 0));
+        else joined.push(joinedItem(c.node));
       }
       const indent = '  '.repeat(d.depth + 1);
       let row = '';
