@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isSignal, signalTemplates, visibility } from './visible.mjs';
+import { isSignal, templateKey, visibility } from './visible.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const fixtures = join(root, 'test', 'fixtures', 'unseen');
@@ -43,6 +43,31 @@ async function failureViewFn(work) {
 
 const pct = (a, b) => (b > 0 ? `${((a / b) * 100).toFixed(1)}%` : '–');
 
+/**
+ * An error/warning line for these measures: visible.mjs's words, with its `…Error`/`…Exception` read
+ * case-sensitively (TypeError, not the package liberror-perl that dpkg's log names at every step).
+ */
+const CAMEL_ONLY = /[a-z](?:Error|Exception)\b/;
+function isErrorLine(line) {
+  if (!isSignal(line)) return false;
+  const words = line.replace(/[A-Za-z0-9](?:error|exception)\b/gi, (m) => (CAMEL_ONLY.test(m) ? m : ' '));
+  return isSignal(words);
+}
+
+/** Distinct error/warning templates of a text (visible.mjs's template key), and how many the output shows. */
+function signalTemplates(text, output) {
+  const visible = visibility(output);
+  const templates = new Map();
+  for (const line of text.split('\n')) {
+    if (!isErrorLine(line)) continue;
+    const k = templateKey(line);
+    templates.set(k, (templates.get(k) ?? false) || visible(line));
+  }
+  let shown = 0;
+  for (const v of templates.values()) if (v) shown++;
+  return { total: templates.size, shown };
+}
+
 /** A line that is one path (no space, a `/`): a file called errors.py is not a failure line. */
 const PATH_ONLY = /^[^\s]*\/[^\s]*$/;
 
@@ -52,7 +77,7 @@ function failureLines(view, output) {
   let all = 0;
   let kept = 0;
   for (const line of view.split('\n')) {
-    if (!isSignal(line) || PATH_ONLY.test(line)) continue;
+    if (!isErrorLine(line) || PATH_ONLY.test(line)) continue;
     all++;
     if (visible(line)) kept++;
   }
@@ -75,15 +100,17 @@ function directories(paths) {
 }
 
 /** Directory paths a path tree (src/text/path-tree.ts) names, rebuilt from its indentation. */
-function treeDirs(output) {
+export function treeDirs(output) {
   const named = new Set();
   const stack = [];
   for (const line of output.split('\n')) {
     const indent = /^ */.exec(line)[0].length;
     const body = line.slice(indent);
-    const names = [...body.matchAll(/(?:^|, )((?:'[^']*'|[^\s,(]+))\/ (?:\S+ )?\((?:\d+|(?:\d+ (?:files?|dirs?)(?:, )?)+|empty)\)/g)].map((m) =>
-      m[1].replace(/^'|'$/g, ''),
-    );
+    const names = [
+      ...body.matchAll(
+        /(?:^|, )((?:'[^']*'|[^\s,(]+))\/ (?:\S+ )?\((?:\d+|(?:\d+ (?:files?|dirs?)(?:, )?)+|empty)\)/g,
+      ),
+    ].map((m) => m[1].replace(/^'|'$/g, ''));
     if (names.length === 0) continue;
     const depth = indent / 2;
     if (depth === 0) {
@@ -107,7 +134,8 @@ function treeDirs(output) {
 function pathsOf(file, text) {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   if (file.startsWith('du-')) return lines.map((l) => l.split('\t')[1]).filter(Boolean);
-  if (file.startsWith('dpkg-deb')) return lines.map((l) => l.split(/\s+/).slice(5).join(' ').replace(/^\.\//, ''));
+  if (file.startsWith('dpkg-deb'))
+    return lines.map((l) => l.split(/\s+/).slice(5).join(' ').replace(/^\.\//, ''));
   if (file.startsWith('rsync')) return lines.filter((l) => !/\s/.test(l) && l.includes('/'));
   return lines.filter((l) => !/\s/.test(l));
 }
@@ -145,7 +173,8 @@ export async function unseenLines() {
           output,
         );
         const key = `${r.part}/${mode}`;
-        const s = (sums[key] ??= { n: 0, in: 0, out: 0, fAll: 0, fKept: 0, tAll: 0, tShown: 0 });
+        sums[key] ??= { n: 0, in: 0, out: 0, fAll: 0, fKept: 0, tAll: 0, tShown: 0 };
+        const s = sums[key];
         s.n++;
         s.in += tin;
         s.out += tout;
@@ -214,18 +243,22 @@ export async function unseenLines() {
     let tin = 0;
     let tout = 0;
     for (const x of shapes.paths.filter((y) => y.mode === mode)) {
-      const { dirs, depth, rootDir } = directories(pathsOf(x.file, x.input));
+      const { dirs, depth } = directories(pathsOf(x.file, x.input));
       const shallow = dirs.filter((d) => depth(d) <= 3);
       const tree = treeDirs(x.output);
       const isNamed = (d) =>
-        tree.has(d) || tree.has(d.replace(/^\.\//, '')) || x.output.includes(`${d}/`) || x.output.includes(`${d}\n`);
+        tree.has(d) ||
+        tree.has(d.replace(/^\.\//, '')) ||
+        x.output.includes(`${d}/`) ||
+        x.output.includes(`${d}\n`);
       const n = shallow.filter(isNamed).length;
       named += n;
       all += shallow.length;
       tin += x.tin;
       tout += x.tout;
-      cells.push(`${x.file.replace('.txt', '')} ${n}/${shallow.length} (saved ${pct(x.tin - x.tout, x.tin)})`);
-      void rootDir;
+      cells.push(
+        `${x.file.replace('.txt', '')} ${n}/${shallow.length} (saved ${pct(x.tin - x.tout, x.tin)})`,
+      );
     }
     out.push(
       `path lists (${mode}): ${named} of ${all} directories to depth 3 named (${pct(named, all)}; target ≥ 90 %), ${pct(tin - tout, tin)} of tokens saved (target ≥ 75 %)`,
@@ -239,7 +272,9 @@ export async function unseenLines() {
     for (const x of shapes.runs.filter((y) => y.mode === mode)) {
       kept += x.f.kept;
       all += x.f.all;
-      cells.push(`${x.file.replace('.txt', '')} ${x.f.kept}/${x.f.all} (saved ${pct(x.tin - x.tout, x.tin)})`);
+      cells.push(
+        `${x.file.replace('.txt', '')} ${x.f.kept}/${x.f.all} (saved ${pct(x.tin - x.tout, x.tin)})`,
+      );
     }
     out.push(
       `NDJSON test runs and reports (${mode}): ${kept} of ${all} failure lines of the plain view kept (${pct(kept, all)}; target 100 %): ${cells.join(', ')}`,
