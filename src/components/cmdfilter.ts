@@ -43,6 +43,8 @@ const CONFIG = section({
 });
 export type CmdfilterConfig = ConfigOf<typeof CONFIG>;
 const BYTES_PER_TOKEN = 4;
+/** Tries with cut budgets before a rewrite over max_tokens is left to the later stages. */
+const RETRIES = 4;
 
 export const cmdfilter: OutputComponent<CmdfilterConfig> = {
   name: 'cmdfilter',
@@ -76,9 +78,9 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
     // A filter's budgets are characters, the ceiling tokens: a rewrite denser than the budgets
     // assumed (a tree of short path names runs 2.5 characters a token) tries again with them cut
     // to the ratio, so it keeps its own shape instead of going to fold's templates.
-    for (let attempt = 0, scale = 1; !final && attempt < 2; attempt++) {
-      scale *= (cfg.max_tokens * 0.95) / (await ctx.tokens.count(r.text));
-      const again = filter.run(o.text, scale);
+    for (let attempt = 0; !final && attempt < RETRIES; attempt++) {
+      const cap = Math.floor((r.text.length * cfg.max_tokens * 0.9) / (await ctx.tokens.count(r.text)));
+      const again = filter.run(o.text, cap);
       if (again.loss === 'none' || again.text === r.text) break;
       r = again;
       final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));

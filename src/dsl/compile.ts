@@ -73,7 +73,7 @@ export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFil
     matches: (s) =>
       (mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s)) ||
       (spec.shape !== undefined && hasShape(spec.shape, s)),
-    run: (text, scale = 1) => runSpec(spec, site, text, scale),
+    run: (text, cap) => runSpec(spec, site, text, cap),
   };
 }
 
@@ -162,13 +162,18 @@ interface Shaped {
   runsKept?: number;
 }
 
-/** A character budget times the caller's scale (cmdfilter's second try under its token ceiling). */
-function scaled<T extends number | undefined>(chars: T, scale: number): T {
-  return (chars === undefined || scale === 1 ? chars : Math.max(1, Math.floor(chars * scale))) as T;
+/** A character budget under the caller's cap (cmdfilter's next try under its token ceiling). */
+function capped<T extends number | undefined>(chars: T, cap: number | undefined): T {
+  return (chars === undefined || cap === undefined ? chars : Math.max(1, Math.min(chars, cap))) as T;
 }
 
 /** Stages 7 and 8: path_tree, limit_runs, group_lines (each only when set). */
-function runStages(spec: FilterSpec, site: Site, start: Doc, scale: number): { doc: Doc; shaped: Shaped } {
+function runStages(
+  spec: FilterSpec,
+  site: Site,
+  start: Doc,
+  cap: number | undefined,
+): { doc: Doc; shaped: Shaped } {
   let doc = start;
   const shaped: Shaped = {};
   const m = (pattern: string, field: string) => lineMatcher(pattern, site, field);
@@ -177,7 +182,7 @@ function runStages(spec: FilterSpec, site: Site, start: Doc, scale: number): { d
     const rule: TreeRule = {
       entry: m(tree.entry, 'path_tree.entry'),
       path: tree.path,
-      maxChars: scaled(tree.max_chars, scale),
+      maxChars: capped(tree.max_chars, cap),
     };
     if (tree.size !== undefined) rule.size = tree.size;
     if (tree.dir !== undefined) rule.dir = m(tree.dir, 'path_tree.dir');
@@ -188,7 +193,7 @@ function runStages(spec: FilterSpec, site: Site, start: Doc, scale: number): { d
     const rules = spec.limit_runs.map(
       (r, i): RunRule => ({ matches: m(r.pattern, `limit_runs[${i}].pattern`), head: r.head, tail: r.tail }),
     );
-    const r = limitRuns(doc, rules, scaled(spec.runs_max_chars, scale));
+    const r = limitRuns(doc, rules, capped(spec.runs_max_chars, cap));
     doc = r.doc;
     if (r.kept !== undefined) shaped.runsKept = r.kept;
   }
@@ -206,7 +211,7 @@ function runStages(spec: FilterSpec, site: Site, start: Doc, scale: number): { d
       if (g.continued !== undefined) rule.continued = m(g.continued, `group_lines[${i}].continued`);
       return rule;
     });
-    const g = groupLines(doc, rules, scaled(spec.group_max_chars, scale));
+    const g = groupLines(doc, rules, capped(spec.group_max_chars, cap));
     doc = g.doc;
     if (g.capped !== undefined) shaped.itemCap = g.capped;
   }
@@ -214,7 +219,7 @@ function runStages(spec: FilterSpec, site: Site, start: Doc, scale: number): { d
 }
 
 /** The 12 stages in order (see types.ts); a match_output hit short-circuits everything after it. */
-function runSpec(spec: FilterSpec, site: Site, input: string, scale: number): FilterResult {
+function runSpec(spec: FilterSpec, site: Site, input: string, cap: number | undefined): FilterResult {
   const start = splitLines(input);
   const total = start.lines.length;
   let doc: Doc = start;
@@ -256,7 +261,7 @@ function runSpec(spec: FilterSpec, site: Site, input: string, scale: number): Fi
     const res = list.flatMap((p, i) => (mayMatch(p, blob) ? [compileRegex(p, site(`${field}[${i}]`))] : []));
     doc = filterLines(doc, (line) => res.some((re) => re.test(line)), spec.keep_lines_matching !== undefined);
   }
-  const staged = runStages(spec, site, doc, scale);
+  const staged = runStages(spec, site, doc, cap);
   doc = staged.doc;
   if (spec.truncate_lines_at !== undefined) doc = truncateLines(doc, spec.truncate_lines_at);
   if (spec.head_lines !== undefined || spec.tail_lines !== undefined) {

@@ -127,10 +127,10 @@ export interface CompiledFilter {
   /** Whether the selector picks this filter (RE2 semantics; compiled lazily on first use). */
   matches(selector: string): boolean;
   /**
-   * `scale` multiplies the filter's character budgets (group_max_chars, runs_max_chars,
-   * path_tree.max_chars): cmdfilter's second try when the rewrite came out over its token ceiling.
+   * `cap` bounds the filter's character budgets (group_max_chars, runs_max_chars,
+   * path_tree.max_chars): cmdfilter's next try when the rewrite came out over its token ceiling.
    */
-  run(text: string, scale?: number): FilterResult;
+  run(text: string, cap?: number): FilterResult;
   tests: readonly FilterTest[];
   /** The filter's own YAML, for `cg filters show`. */
   yaml: string;
