@@ -9,7 +9,9 @@
  *
  *   grep-hits  `path:line:text` (grep -n, rg -n, git grep -n), `path-line-text` context lines and
  *              `--` separators; not compiler or linter diagnostics (`path:line:col: …`,
- *              `path:line: error: …`), which have filters of their own.
+ *              `path:line: error: …`), which have filters of their own, nor a log line whose
+ *              timestamp reads like one (`20171223-22:15:29:606|…`): the path holds a letter, and
+ *              no clock time stands where `path:line:` would.
  *   path-list  one path a line (find, fd, git ls-files, grep -l, tar t): no spaces, no `:`, no
  *              URL; at least one holds a `/`; and they share their first segment or one names a
  *              file with an extension (so base64 or word lists are not paths).
@@ -20,7 +22,9 @@ export type ShapeName = (typeof SHAPE_NAMES)[number];
 
 const MIN_LINES = 2;
 
-const HIT = /^[^\s:]+:\d+[:-]/;
+const HIT = /^[^\s:]*[A-Za-z][^\s:]*:\d+[:-]/;
+/** A clock time where a hit's `file:line:` would be (`20171223-22:15:29`, `log.2017-05-16_13:53:08`). */
+const CLOCK = /^[^\s:]*\d:\d\d:\d\d/;
 const CONTEXT = /^[^\s:]+-\d+-/;
 const DIAGNOSTIC = /^[^\s:]+:\d+:(?:\d+:\s|\s?(?:error|warning|note|info|hint|fatal(?: error)?|remark)\b)/i;
 const PATH = /^[^\s:*?"<>|]+$/;
@@ -37,7 +41,7 @@ function grepHits(lines: readonly string[]): boolean {
   let hits = 0;
   for (const l of lines) {
     if (l === '--') continue;
-    if (DIAGNOSTIC.test(l)) return false;
+    if (DIAGNOSTIC.test(l) || CLOCK.test(l)) return false;
     if (HIT.test(l)) hits++;
     else if (!CONTEXT.test(l)) return false;
   }

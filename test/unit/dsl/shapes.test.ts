@@ -38,6 +38,10 @@ const OTHER_FAMILIES: Record<string, string> = {
   'base64 -w 76 of random bytes': `${randomBytes(900)
     .toString('base64')
     .replace(/(.{76})/g, '$1\n')}\n`,
+  'loghub HealthApp (a timestamp like path:line:)':
+    '20171223-22:15:29:606|Step_LSC|30002312|onStandStepChanged 3579\n20171223-22:15:29:615|Step_LSC|30002312|onExtend:1514038530000 14 0 4\n20171223-22:15:29:633|Step_StandReportReceiver|30002312|onReceive action: android.intent.action.SCREEN_ON\n',
+  'loghub OpenStack (a log file name and time like path:line:)':
+    'nova-api.log.1.2017-05-16_13:53:08 2017-05-16 00:00:00.008 25746 INFO nova.osapi_compute.wsgi.server [req-38101a0b] "GET /v2/servers/detail HTTP/1.1" status: 200\nnova-api.log.1.2017-05-16_13:53:08 2017-05-16 00:00:00.272 25746 INFO nova.osapi_compute.wsgi.server [req-9bc36dd9] "GET /v2/servers/detail HTTP/1.1" status: 200\n',
   'seq 1 100': Array.from({ length: 100 }, (_, i) => `${i + 1}`).join('\n'),
   URLs: 'https://example.com/a/b\nhttps://example.com/c/d\nhttps://example.com/e\n',
   'ls (names, no directories)': 'README.md\npackage.json\nsrc\ntest\n',
