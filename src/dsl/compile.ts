@@ -187,6 +187,7 @@ function runStages(
     if (tree.size !== undefined) rule.size = tree.size;
     if (tree.dir !== undefined) rule.dir = m(tree.dir, 'path_tree.dir');
     if (tree.header !== undefined) rule.header = m(tree.header, 'path_tree.header');
+    if (tree.totals) rule.totals = true;
     doc = pathTree(doc, rule);
   }
   if (spec.limit_runs.length > 0) {

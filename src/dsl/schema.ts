@@ -104,6 +104,8 @@ const PATH_TREE = fields({
   size: string().optional(),
   dir: pattern.optional(),
   header: pattern.optional(),
+  /** A directory's size is the total beneath it (du): shown on its line. */
+  totals: boolean().or(false),
   max_chars: integer({ min: 1, max: MAX }).or(16000),
 });
 export type PathTreeSpec = ConfigOf<typeof PATH_TREE>;

@@ -19,6 +19,8 @@ export interface TreeRule {
   size?: string;
   dir?: LineMatcher;
   header?: LineRewriter;
+  /** A directory's size is the total beneath it (du), shown on its line. */
+  totals?: boolean;
   maxChars: number;
 }
 
@@ -39,7 +41,7 @@ export function pathTree(doc: Doc, rule: TreeRule): Doc {
     if (entry.section) section = entry.path;
     entries.push(entry.entry);
   }
-  const tree = renderPathTree(entries, rule.maxChars);
+  const tree = renderPathTree(entries, rule.maxChars, { dirTotals: rule.totals === true });
   if (!tree || first === -1) return doc;
   const treeChars = tree.reduce((n, t) => n + t.length + 1, 0);
   if (treeChars >= chars) return doc;

@@ -36,8 +36,6 @@ interface Node {
   files: number;
   dirs: number;
   weight: number;
-  /** What the sizes of its entries add up to. */
-  childSizes: number;
   size?: number;
   sizeText?: string;
 }
@@ -50,7 +48,6 @@ const newNode = (name: string, order: number): Node => ({
   files: 0,
   dirs: 0,
   weight: 0,
-  childSizes: 0,
 });
 
 /** The path's segments: a leading `/` is the segment '' (the filesystem root), empty ones go. */
@@ -113,7 +110,6 @@ function tally(top: Node, sized: boolean): void {
     }
     n.files = files;
     n.dirs = dirs;
-    n.childSizes = weight;
     n.weight = sized ? Math.max(n.size ?? 0, weight) : n.dir ? files + dirs : 1;
   }
 }
@@ -159,11 +155,13 @@ function item(n: Node): string {
 }
 
 /**
- * A directory's own size is shown when the listing gives it as a total (du's, at least what its
- * entries add up to); ls -l's and tar tv's size of the directory entry itself says nothing.
+ * A directory's own size is shown only where the listing gives it as a total (du's: `totals`);
+ * ls -l's and tar tv's size of the directory entry itself says nothing.
  */
-function dirLine(n: Node, depth: number, label?: string): string {
-  const size = n.sizeText !== undefined && (n.size ?? 0) >= n.childSizes ? ` ${n.sizeText}` : '';
+const ownSize = (n: Node, totals: boolean) => (totals && n.sizeText !== undefined ? ` ${n.sizeText}` : '');
+
+function dirLine(n: Node, depth: number, totals: boolean, label?: string): string {
+  const size = ownSize(n, totals);
   const name = label ?? `${/\s/.test(n.name) ? `'${n.name}'` : n.name}/`;
   return `${'  '.repeat(depth)}${name}${size} ${counts(n)}`;
 }
@@ -172,10 +170,9 @@ function dirLine(n: Node, depth: number, label?: string): string {
  * A directory shown by name among its siblings on a shared line: `name/ (12)` when all it holds is
  * files (its parent's line says what the counts are), else with its full counts.
  */
-function joinedItem(n: Node): string {
-  if (n.dirs > 0 || n.files === 0) return dirLine(n, 0);
-  const size = n.sizeText !== undefined && (n.size ?? 0) >= n.childSizes ? ` ${n.sizeText}` : '';
-  return `${/\s/.test(n.name) ? `'${n.name}'` : n.name}/${size} (${n.files})`;
+function joinedItem(n: Node, totals: boolean): string {
+  if (n.dirs > 0 || n.files === 0) return dirLine(n, 0, totals);
+  return `${/\s/.test(n.name) ? `'${n.name}'` : n.name}/${ownSize(n, totals)} (${n.files})`;
 }
 
 /** The file names a directory's line lists with at most cap of them. */
@@ -204,8 +201,13 @@ interface Dir {
  * are shown (then all their ancestors are), found by bisection on the rendered length; then the
  * largest cap on file names a directory that still fits.
  */
-export function renderPathTree(entries: readonly PathEntry[], maxChars: number): string[] | undefined {
+export function renderPathTree(
+  entries: readonly PathEntry[],
+  maxChars: number,
+  opts: { dirTotals?: boolean } = {},
+): string[] | undefined {
   if (entries.length < 2) return undefined;
+  const totals = opts.dirTotals === true;
   const { top } = build(entries);
   const root = rootOf(top);
   const order: Dir[] = [];
@@ -236,8 +238,8 @@ export function renderPathTree(entries: readonly PathEntry[], maxChars: number):
       const shown = d.dirs.filter(isShown).map((n) => info.get(n)!);
       const joined: string[] = [];
       for (const c of shown) {
-        if (ownLine(c)) walk(c, dirLine(c.node, c.depth));
-        else joined.push(joinedItem(c.node));
+        if (ownLine(c)) walk(c, dirLine(c.node, c.depth, totals));
+        else joined.push(joinedItem(c.node, totals));
       }
       const indent = '  '.repeat(d.depth + 1);
       let row = '';
@@ -252,7 +254,7 @@ export function renderPathTree(entries: readonly PathEntry[], maxChars: number):
       if (shown.length > 0 && shown.length < d.dirs.length)
         out.push(moreLine(d.depth + 1, d.dirs.length - shown.length));
     };
-    walk(order[0]!, dirLine(root.node, 0, root.label));
+    walk(order[0]!, dirLine(root.node, 0, totals, root.label));
     return out;
   };
   const fits = (lines: string[]) => lines.reduce((n, l) => n + l.length + 1, 0) <= maxChars;

@@ -57,6 +57,7 @@ describe('renderPathTree', () => {
         { path: 'pkg', dir: false, size: 12288, sizeText: '12K' },
       ],
       1_000,
+      { dirTotals: true },
     );
     expect(du).toEqual(['pkg/ 12K (2 files): b.py (8.0K) a.py (4.0K)']);
     const ls = renderPathTree(
