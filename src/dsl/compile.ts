@@ -55,6 +55,13 @@ type Site = (field: string) => PatternSite;
 export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFilter {
   const { spec, file } = def;
   const site: Site = (field) => ({ file, path: `filters.${spec.name}.${field}` });
+  // The last input's line model: cmdfilter runs a filter again on the same text with a smaller
+  // budget, and a stage may keep what it read of the same lines (path_tree's entries).
+  let last: { text: string; doc: Doc } | undefined;
+  const lines = (text: string) => {
+    if (last?.text !== text) last = { text, doc: splitLines(text) };
+    return last.doc;
+  };
   if (opts.eager) for (const [pattern, field] of patternsOf(spec)) compileRegex(pattern, site(field));
   return {
     name: spec.name,
@@ -73,7 +80,7 @@ export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFil
     matches: (s) =>
       (mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s)) ||
       (spec.shape !== undefined && hasShape(spec.shape, s)),
-    run: (text, cap) => runSpec(spec, site, text, cap),
+    run: (text, cap) => runSpec(spec, site, text, cap, lines(text)),
   };
 }
 
@@ -183,6 +190,7 @@ function runStages(
       entry: m(tree.entry, 'path_tree.entry'),
       path: tree.path,
       maxChars: capped(tree.max_chars, cap),
+      key: JSON.stringify([tree.entry, tree.path, tree.size, tree.dir, tree.header]),
     };
     if (tree.size !== undefined) rule.size = tree.size;
     if (tree.dir !== undefined) rule.dir = m(tree.dir, 'path_tree.dir');
@@ -220,8 +228,13 @@ function runStages(
 }
 
 /** The 12 stages in order (see types.ts); a match_output hit short-circuits everything after it. */
-function runSpec(spec: FilterSpec, site: Site, input: string, cap: number | undefined): FilterResult {
-  const start = splitLines(input);
+function runSpec(
+  spec: FilterSpec,
+  site: Site,
+  input: string,
+  cap: number | undefined,
+  start: Doc,
+): FilterResult {
   const total = start.lines.length;
   let doc: Doc = start;
   if (spec.decode !== undefined) doc = DECODERS[spec.decode](doc);

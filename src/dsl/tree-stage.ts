@@ -22,25 +22,45 @@ export interface TreeRule {
   /** A directory's size is the total beneath it (du), shown on its line. */
   totals?: boolean;
   maxChars: number;
+  /** Names the rule (its patterns), so lines read once are not read again by the same rule. */
+  key?: string;
 }
 
-export function pathTree(doc: Doc, rule: TreeRule): Doc {
-  const entries: PathEntry[] = [];
-  const consumed = new Uint8Array(doc.lines.length);
-  let first = -1;
-  let chars = 0;
+/** What the stage read of a listing's lines. */
+interface Listing {
+  entries: PathEntry[];
+  consumed: Uint8Array;
+  first: number;
+  chars: number;
+}
+
+/** Listings read, by the lines they were read from: a second run under a smaller budget reads none again. */
+const read = new WeakMap<readonly Line[], Map<string, Listing>>();
+
+function readListing(doc: Doc, rule: TreeRule): Listing {
+  const byRule = read.get(doc.lines) ?? new Map<string, Listing>();
+  read.set(doc.lines, byRule);
+  const known = rule.key !== undefined ? byRule.get(rule.key) : undefined;
+  if (known) return known;
+  const listing: Listing = { entries: [], consumed: new Uint8Array(doc.lines.length), first: -1, chars: 0 };
   let section: string | undefined;
   for (let i = 0; i < doc.lines.length; i++) {
     const text = doc.lines[i]!.text;
     const entry = entryOf(text, rule, section);
     if (entry === undefined) continue;
-    consumed[i] = 1;
-    if (first === -1) first = i;
-    chars += text.length + 1;
+    listing.consumed[i] = 1;
+    if (listing.first === -1) listing.first = i;
+    listing.chars += text.length + 1;
     if (entry === 'blank' || entry === 'skip') continue;
     if (entry.section) section = entry.path;
-    entries.push(entry.entry);
+    listing.entries.push(entry.entry);
   }
+  if (rule.key !== undefined) byRule.set(rule.key, listing);
+  return listing;
+}
+
+export function pathTree(doc: Doc, rule: TreeRule): Doc {
+  const { entries, consumed, first, chars } = readListing(doc, rule);
   const tree = renderPathTree(entries, rule.maxChars, { dirTotals: rule.totals === true });
   if (!tree || first === -1) return doc;
   const treeChars = tree.reduce((n, t) => n + t.length + 1, 0);
@@ -64,9 +84,15 @@ function entryOf(text: string, rule: TreeRule, section: string | undefined): Tak
       return { entry: { path, dir: true }, section: true, path };
     }
   }
-  if (!rule.entry.test(text)) return undefined;
-  const name = rule.entry.expand(text, rule.path);
-  if (name === '') return undefined;
+  // One regex pass a line where the path is the first capture (find, fd): re2js runs at about a
+  // microsecond a line, and a path list may have a million.
+  const simple = rule.path === '$1' && rule.size === undefined;
+  const name = simple
+    ? rule.entry.capture(text)
+    : rule.entry.test(text)
+      ? rule.entry.expand(text, rule.path)
+      : undefined;
+  if (name === undefined || name === '') return undefined;
   if (section !== undefined && (name === '.' || name === '..')) return 'skip';
   const path = section !== undefined && !name.startsWith('/') ? `${section}/${name}` : name;
   const entry: PathEntry = { path, dir: rule.dir?.test(text) ?? false };
