@@ -5,18 +5,21 @@
  *
  *   /usr/share/doc/ (3263 files, 696 dirs)
  *     python3/ (41 files, 3 dirs): README.gz changelog.gz … +36
- *       examples/ (12 files)
+ *       examples/ (12), tests/ (9)
+ *     gcc-12-base/ (15), bash/ (15), systemd/ (14), …
  *     … +12 more dirs
  *
- * The root is the longest directory every path shares (`.` when relative paths share none). Each
- * directory line counts everything beneath it (`N files, M dirs`), so a level left out is still
- * summarised by its parent. Siblings go largest first (by size when the list gives sizes, else by
- * entries beneath), ties in the order they were listed. The budget (characters, line ends counted)
- * is spent level by level: every directory of depth 1, then of depth 2, … while a whole level
- * fits; the first level that does not fit gets its largest directories while they fit (a
- * `… +K more dirs` line under a parent that shows only some); what is left lists file names, the
- * same cap for every shown directory, the largest cap that fits. A path list says nothing about a
- * leaf that is not marked a directory (tar's trailing `/`, ls -l's `d`), so one is counted a file.
+ * The root is the longest directory every path shares (`./` when relative paths share none). Each
+ * directory counts everything beneath it (`N files, M dirs`), so a level left out is still
+ * summarised by its parent; a directory with nothing shown beneath it shares a line with its
+ * siblings, as `name/ (N)` when all it holds is N files. Siblings go largest first (by size when
+ * the list gives sizes, else by entries beneath), ties in the order they were listed. Directories
+ * are shown in one order — every directory of depth 1, then of depth 2, …, largest first within a
+ * depth — and the most of them that fit the budget (characters, line ends counted) are shown, so
+ * a level is shown whole before the next one starts, and a parent showing only some of its
+ * directories says `… +K more dirs`; what room is left lists file names, the same cap for every
+ * shown directory, the largest that fits. A path list says nothing about a leaf that is not marked
+ * a directory (tar's trailing `/`, ls -l's `d`), so one is counted a file.
  */
 
 export interface PathEntry {
