@@ -145,6 +145,30 @@ const GREP = /^(?:grep-|git-grep-)/;
 const NDJSON_RUNS = /^(?:go-test-json|cargo-test-json|jest-json|eslint-json)/;
 const LOGS = /-log\.txt$|jsonlog|pino-service-log/;
 
+/** How many builtin filters' inline test inputs select, without their command, the filter they select with it. */
+async function pipedRouting() {
+  const { createFilterSource } = await import(join(root, 'dist', 'index.js'));
+  const work = mkdtempSync(join(tmpdir(), 'cg-route-'));
+  try {
+    const source = createFilterSource({ cwd: work, env: { XDG_CONFIG_HOME: join(work, 'cfg') } });
+    const tests = JSON.parse(readFileSync(join(root, 'dist', 'builtin-filters.tests.json'), 'utf8'));
+    let same = 0;
+    let all = 0;
+    for (const { tests: list } of Object.values(tests)) {
+      for (const t of list) {
+        const command = t.command ?? (t.name.startsWith('$ ') ? t.name.slice(2) : undefined);
+        const run = (await source.select(command, t.input))?.name;
+        const piped = (await source.select(undefined, t.input))?.name;
+        all++;
+        if (run === piped) same++;
+      }
+    }
+    return `builtin filters' test inputs that select, piped (no command), the filter their command selects: ${same} of ${all} (${pct(same, all)}; 68 of 220 before issue 31)`;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 export async function unseenLines() {
   const { compact, createFsStore } = await import(join(root, 'dist', 'index.js'));
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
@@ -196,6 +220,7 @@ export async function unseenLines() {
   }
   const out = [
     `unseen-shapes set (test/fixtures/unseen, ${rows.length} real outputs; holdout = ids divisible by 3, fixed before tuning)`,
+    await pipedRouting(),
   ];
   for (const part of ['tune', 'holdout']) {
     for (const mode of ['piped', 'run']) {
