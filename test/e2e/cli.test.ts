@@ -65,9 +65,7 @@ describe('cg on a pipe', () => {
     const args = ['--command', 'grep -rn return src', '-v'];
     const r = cg(args, { input: `${input}\n`, storeDir: store });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(
-      /\[cmdfilter\] stdin: rewrote .*filter grep: 600 → 500 lines\)/,
-    );
+    expect(r.stderr).toMatch(/\[cmdfilter\] stdin: rewrote .*filter grep: 600 → 500 lines\)/);
     expect(r.stderr).not.toMatch(/\[fold\] stdin: rewrote/);
     for (const f of files) expect(r.out).toContain(`${f} (6 hits):`);
     expect(r.out.length).toBeLessThan(input.length / 2);
