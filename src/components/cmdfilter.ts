@@ -70,7 +70,8 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
     // columns) is one fold leaves alone too, never one it templates.
     if (filter.minTokens !== undefined && !(await ctx.tokens.exceeds(o.text, filter.minTokens - 1)))
       return { kind: 'skip', gate: `under filter ${filter.name}'s min_tokens` };
-    let r = filter.run(o.text);
+    const memo = {};
+    let r = filter.run(o.text, { memo });
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
     // Counted, not estimated: diffs and code run 3 bytes a token, so 4 would let 30 % more through.
@@ -80,7 +81,7 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
     // to the ratio, so it keeps its own shape instead of going to fold's templates.
     for (let attempt = 0; !final && attempt < RETRIES; attempt++) {
       const cap = Math.floor((r.text.length * cfg.max_tokens * 0.9) / (await ctx.tokens.count(r.text)));
-      const again = filter.run(o.text, cap);
+      const again = filter.run(o.text, { cap, memo });
       if (again.loss === 'none' || again.text === r.text) break;
       r = again;
       final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));

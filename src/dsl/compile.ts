@@ -55,12 +55,18 @@ type Site = (field: string) => PatternSite;
 export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFilter {
   const { spec, file } = def;
   const site: Site = (field) => ({ file, path: `filters.${spec.name}.${field}` });
-  // The last input's line model: cmdfilter runs a filter again on the same text with a smaller
-  // budget, and a stage may keep what it read of the same lines (path_tree's entries).
-  let last: { text: string; doc: Doc } | undefined;
-  const lines = (text: string) => {
-    if (last?.text !== text) last = { text, doc: splitLines(text) };
-    return last.doc;
+  // A run's line model, by the caller's memo: cmdfilter runs a filter again on the same text with
+  // a smaller budget, and a stage may keep what it read of the same lines (path_tree's entries).
+  // Held by the memo only, so nothing outlives the caller's run.
+  const docs = new WeakMap<object, { text: string; doc: Doc }>();
+  const lines = (text: string, memo: object | undefined) => {
+    if (memo === undefined) return splitLines(text);
+    let known = docs.get(memo);
+    if (known?.text !== text) {
+      known = { text, doc: splitLines(text) };
+      docs.set(memo, known);
+    }
+    return known.doc;
   };
   if (opts.eager) for (const [pattern, field] of patternsOf(spec)) compileRegex(pattern, site(field));
   return {
@@ -80,7 +86,7 @@ export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFil
     matches: (s) =>
       (mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s)) ||
       (spec.shape !== undefined && hasShape(spec.shape, s)),
-    run: (text, cap) => runSpec(spec, site, text, cap, lines(text)),
+    run: (text, opts = {}) => runSpec(spec, site, text, opts.cap, lines(text, opts.memo)),
   };
 }
 

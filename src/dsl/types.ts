@@ -111,6 +111,16 @@ export interface FilterResult {
   runsKept?: number;
 }
 
+export interface FilterRunOptions {
+  /**
+   * Bounds the filter's character budgets (group_max_chars, runs_max_chars, path_tree.max_chars):
+   * cmdfilter's next try when the rewrite came out over its token ceiling.
+   */
+  cap?: number;
+  /** The same object on every try of one run: what a run read of the text is kept for the next try. */
+  memo?: object;
+}
+
 export interface FilterTest {
   name: string;
   input: string;
@@ -136,11 +146,7 @@ export interface CompiledFilter {
   source: string;
   /** Whether the selector picks this filter (RE2 semantics; compiled lazily on first use). */
   matches(selector: string): boolean;
-  /**
-   * `cap` bounds the filter's character budgets (group_max_chars, runs_max_chars,
-   * path_tree.max_chars): cmdfilter's next try when the rewrite came out over its token ceiling.
-   */
-  run(text: string, cap?: number): FilterResult;
+  run(text: string, opts?: FilterRunOptions): FilterResult;
   tests: readonly FilterTest[];
   /** The filter's own YAML, for `cg filters show`. */
   yaml: string;
