@@ -14,14 +14,16 @@ import { compactText } from '../engine.js';
 import { collectGarbage } from '../heap/gc.js';
 import { leanHeap } from '../heap/lean.js';
 import type { FormatChoice } from '../input/transcript.js';
-import { isRewritableText, readStdin, warn, writeOut } from '../io.js';
+import { isRewritableText, warn, writeOut } from '../io.js';
 import { resolveStages } from '../pipeline/resolve-stages.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { RunCounts } from '../stats/index.js';
+import { readStdinUpTo, type StdinRead } from '../stdin.js';
 import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
 import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
 import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
+import { isWideText, pipeCap, wideCap } from './hold-cap.js';
 import { rawOutputReason } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
 
@@ -55,9 +57,11 @@ export function isCodedError(err: unknown): err is CodedError {
 }
 
 export async function compressCommand(flags: CompressFlags): Promise<number> {
-  // Held, not bound: compactAndWrite lets go of a large input's bytes once it has their text.
-  const input: HeldInput = { bytes: await readStdin() };
   const raw = rawOutputReason(flags);
+  // Raw output holds nothing: every byte streams through as it comes.
+  // Held, not bound: compactAndWrite lets go of a large input's bytes once it has their text.
+  const input = await readInput(raw ? 0 : pipeCap());
+  if ('rest' in input) return streamedThrough(input, flags, raw);
   if (raw) {
     if (flags.verbose || flags.explain) warn(raw);
     await writeOut(input.bytes!);
@@ -77,6 +81,49 @@ export async function compressCommand(flags: CompressFlags): Promise<number> {
   const report = await compactAndWrite(input, flags, config);
   if (report?.error) throw report.error;
   if (report) await recordReport(report, flags, await terminalFooter(report));
+  return 0;
+}
+
+type Streamed = Extract<StdinRead, { held: false }>;
+
+/** Stdin as a HeldInput (nothing else keeps a reference to its bytes), or what streams past the cap. */
+async function readInput(cap: number): Promise<HeldInput | Streamed> {
+  const read = await readStdinUpTo(cap);
+  return read.held ? { bytes: read.bytes } : read;
+}
+
+/**
+ * Input past the cap (or any input that goes out raw): what was read goes out first, then the rest
+ * as it comes, each chunk let go of once written, so the reader gets every byte and cg holds at most
+ * the cap. One line on stderr says so; a broken config or an unknown name is still an error (exit 2).
+ */
+async function streamedThrough(
+  read: Streamed,
+  flags: CompressFlags,
+  raw: string | undefined,
+): Promise<number> {
+  let bytes = 0;
+  const head = read.head;
+  for (let i = 0; i < head.length; i++) {
+    const chunk = head[i]!;
+    head[i] = chunk.subarray(0, 0);
+    bytes += chunk.length;
+    await writeOut(chunk);
+  }
+  for await (const chunk of read.rest) {
+    bytes += chunk.length;
+    await writeOut(chunk);
+  }
+  if (raw) {
+    if (flags.verbose || flags.explain) warn(raw);
+    return 0;
+  }
+  warn(`input passed ${pipeCap() / (1024 * 1024)} MB (${bytes} bytes): streamed through raw`);
+  try {
+    await prepareCompaction(flags);
+  } catch (err) {
+    if (isCodedError(err)) throw err;
+  }
   return 0;
 }
 
@@ -191,7 +238,9 @@ export interface HeldInput {
  * beside them were what put a 60 MB body over its memory budget. Larger plain text keeps them: its
  * components write little, it stays inside the budget (a 100 MB log: 0.91 of it), and the store
  * then hashes and compresses the bytes directly — letting go of them cost a 100 MB log ~25 % more
- * CPU (encoding its text again, a page fault per re-used page).
+ * CPU (encoding its text again, a page fault per re-used page) — unless it holds a character past
+ * U+00FF: such a text is twice its bytes as a string, and with its bytes beside it a 64 MB log
+ * peaked at 1.17 of its budget.
  */
 const KEEP_BYTES_MAX = 8 << 20;
 
@@ -232,12 +281,22 @@ export async function compactAndWrite(
     await writeOut(input);
     return undefined;
   }
-  const text = input.toString('utf8');
   const size = input.length;
+  const wide = size > Math.min(KEEP_BYTES_MAX, wideCap()) && isWideText(input);
+  if (wide && size > wideCap()) {
+    warn(
+      `input passed ${wideCap() / (1024 * 1024)} MB of text beyond Latin-1 (${size} bytes): passed through raw`,
+    );
+    await writeOut(input);
+    return undefined;
+  }
+  const text = input.toString('utf8');
   keepByteLength(text, size);
   if (size <= LEAN_ABOVE) return compactDecoded(text, held, flags, config);
   leanHeap();
-  if (size <= KEEP_BYTES_MAX || !opensLikeJson(input)) return compactDecoded(text, held, flags, config);
+  // Text beyond Latin-1 is twice its bytes as a string: the bytes held beside it would put it over.
+  if (size <= KEEP_BYTES_MAX || !(wide || opensLikeJson(input)))
+    return compactDecoded(text, held, flags, config);
   held.bytes = undefined;
   return releasedThenCompacted(text, held, flags, config);
 }

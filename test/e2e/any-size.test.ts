@@ -1,0 +1,123 @@
+/**
+ * Any size through the pipe (issue 27): an input of millions of tiny lines is compacted without an
+ * array or a string per line — checked under a heap limit a per-line array would blow, not by time —
+ * and an input past the pipe's cap streams through byte for byte (CG_TEST_PIPE_CAP lowers the cap so
+ * that needs megabytes here, not hundreds).
+ */
+
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers.js';
+import { BIN, cg } from './run-cg.js';
+
+const KEY_RE = /<<cg:([0-9a-f]{16})>>/;
+/** A heap in which 8 M lines as an array (64 MB of pointers alone) cannot exist; cg needs ~24 MB here. */
+const SMALL_HEAP = ['--max-old-space-size=48'];
+
+const dirs: string[] = [];
+function dir(prefix: string): string {
+  const d = tempDir(prefix);
+  dirs.push(d, `${d}.state`);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** 16 MiB of `y\n`: 8 M lines of one character. */
+const YES = 'y\n'.repeat(8 << 20);
+/** `seq 1 2000000`: 2 M short lines, each a different string. */
+const SEQ = Array.from({ length: 2_000_000 }, (_, i) => `${i + 1}\n`).join('');
+
+/** The run's output is the input, or a compaction whose marker expands to exactly the input. */
+function expectInputBack(out: Buffer, input: string, store: string): void {
+  if (out.equals(Buffer.from(input))) return;
+  const key = KEY_RE.exec(out.toString('utf8'))?.[1];
+  expect(key, 'a changed output carries a marker').toBeDefined();
+  expect(cg(['expand', key!], { storeDir: store }).stdout.equals(Buffer.from(input))).toBe(true);
+}
+
+describe('an input of millions of tiny lines', () => {
+  for (const [name, input] of [
+    ['y\\n × 8 M', YES],
+    ['seq 1 2000000', SEQ],
+  ] as const) {
+    for (const args of [[], ['-c', 'skeleton'], ['-c', 'extract'], ['--preset', 'agent']]) {
+      it(`(${name}) goes through ${args.join(' ') || 'the default preset'} in a heap a per-line array would not fit`, () => {
+        const store = dir('cg-tiny-');
+        const r = cg(args, { input, storeDir: store, nodeArgs: SMALL_HEAP });
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+        expectInputBack(r.stdout, input, store);
+      });
+    }
+  }
+});
+
+describe('an input past the pipe cap', () => {
+  const CAP = { CG_TEST_PIPE_CAP: String(1 << 20) };
+  const input = Array.from({ length: 200_000 }, (_, i) => `line ${i} of a long log\n`).join('');
+
+  it('streams through byte for byte, with one line on stderr saying so', () => {
+    expect(input.length).toBeGreaterThan(2 << 20);
+    const r = cg([], { input, env: CAP });
+    expect(r.code).toBe(0);
+    expect(r.stdout.equals(Buffer.from(input))).toBe(true);
+    expect(r.stderr).toMatch(/^cg: input passed 1 MB \(\d+ bytes\): streamed through raw\n$/);
+  });
+
+  it('streams a regular file on stdin larger than the cap through byte for byte', () => {
+    const file = join(dir('cg-cap-file-'), 'big.log');
+    writeFileSync(file, input);
+    const fd = openSync(file, 'r');
+    try {
+      const store = dir('cg-cap-store-');
+      const r = spawnSync(process.execPath, [BIN], {
+        stdio: [fd, 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '', HOME: store, CG_STORE_DIR: join(store, 's'), ...CAP },
+        maxBuffer: 1 << 30,
+      });
+      expect(r.status).toBe(0);
+      expect(r.stdout.equals(Buffer.from(input))).toBe(true);
+      expect(r.stderr.toString()).toMatch(/streamed through raw/);
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  it('is still compacted under the cap', () => {
+    const store = dir('cg-cap-under-');
+    const small = input.slice(0, 512 * 1024);
+    const r = cg([], { input: small, env: CAP, storeDir: store });
+    expect(r.code).toBe(0);
+    expect(r.stdout.length).toBeLessThan(small.length / 10);
+    expectInputBack(r.stdout, small, store);
+  });
+
+  it('passes through whole and still exits 2 on an unknown component', () => {
+    const r = cg(['-c', 'nope'], { input, env: CAP });
+    expect(r.code).toBe(2);
+    expect(r.stdout.equals(Buffer.from(input))).toBe(true);
+    expect(r.stderr).toMatch(/nope/);
+  });
+
+  it('passes through whole when the output goes out raw anyway (CG_DISABLE=1)', () => {
+    const r = cg([], { input, env: { ...CAP, CG_DISABLE: '1' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout.equals(Buffer.from(input))).toBe(true);
+    expect(r.stderr).toBe('');
+  });
+});
+
+describe('cg run past its spool cap', () => {
+  it('streams the output through byte for byte and says so in one line, as the pipe does', () => {
+    const bytes = 65 << 20;
+    const r = cg(['run', '--for-model', '--shell', `yes | head -c ${bytes}`]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.length).toBe(bytes);
+    expect(r.stdout.indexOf('y\ny\n')).toBe(0);
+    expect(r.stderr).toBe(`cg: output passed 64 MB (${bytes} bytes): streamed through raw\n`);
+  });
+});
