@@ -21,6 +21,7 @@ import type { RunCounts } from '../stats/index.js';
 import { readStdinUpTo, type StdinRead } from '../stdin.js';
 import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
+import { linesAbove } from '../text/line-count.js';
 import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
 import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
 import { isWideText, pipeCap, wideCap } from './hold-cap.js';
@@ -254,8 +255,14 @@ function opensLikeJson(bytes: Buffer): boolean {
   return false;
 }
 
-/** Past this size the heap is asked to grow conservatively (src/heap/lean.ts). */
+/**
+ * Past this size, or this many lines, the heap is asked to grow conservatively (src/heap/lean.ts):
+ * components that hold something per line (a filter's line objects) fill the young generation,
+ * which otherwise grows to hold them — 100,000 lines of `seq` through git-log's filter peaked at
+ * 110 MB, 80 lean.
+ */
 const LEAN_ABOVE = 1 << 20;
+const LEAN_LINES = 50_000;
 
 /**
  * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
@@ -292,7 +299,7 @@ export async function compactAndWrite(
   }
   const text = input.toString('utf8');
   keepByteLength(text, size);
-  if (size <= LEAN_ABOVE) return compactDecoded(text, held, flags, config);
+  if (size <= LEAN_ABOVE && !linesAbove(text, LEAN_LINES)) return compactDecoded(text, held, flags, config);
   leanHeap();
   // Text beyond Latin-1 is twice its bytes as a string: the bytes held beside it would put it over.
   if (size <= KEEP_BYTES_MAX || !(wide || opensLikeJson(input)))

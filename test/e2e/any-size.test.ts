@@ -44,7 +44,13 @@ describe('an input of millions of tiny lines', () => {
     ['y\\n × 8 M', YES],
     ['seq 1 2000000', SEQ],
   ] as const) {
-    for (const args of [[], ['-c', 'skeleton'], ['-c', 'extract'], ['--preset', 'agent']]) {
+    for (const args of [
+      [],
+      ['-c', 'skeleton'],
+      ['-c', 'extract'],
+      ['--preset', 'agent'],
+      ['--command', 'git log'],
+    ]) {
       it(`(${name}) goes through ${args.join(' ') || 'the default preset'} in a heap a per-line array would not fit`, () => {
         const store = dir('cg-tiny-');
         const r = cg(args, { input, storeDir: store, nodeArgs: SMALL_HEAP });
@@ -101,6 +107,26 @@ describe('an input past the pipe cap', () => {
     expect(r.code).toBe(2);
     expect(r.stdout.equals(Buffer.from(input))).toBe(true);
     expect(r.stderr).toMatch(/nope/);
+  });
+
+  it('holds text past U+00FF up to 3/16 of the cap (its string is UTF-16), Latin-1 text up to the cap', () => {
+    const line = (mark: string) => (i: number) => `${mark} case ${i} passed in 3 ms\n`;
+    const text = (mark: string, n: number) => Array.from({ length: n }, (_, i) => line(mark)(i)).join('');
+    const wide = text('✓', 8000);
+    expect(Buffer.byteLength(wide)).toBeGreaterThan((3 << 20) / 16);
+    const r = cg([], { input: wide, env: CAP });
+    expect(r.code).toBe(0);
+    expect(r.stdout.equals(Buffer.from(wide))).toBe(true);
+    expect(r.stderr).toMatch(
+      /^cg: input passed 0\.1875 MB of text beyond Latin-1 \(\d+ bytes\): passed through raw\n$/,
+    );
+    for (const input of [text('é', 8000), text('✓', 4000)]) {
+      const store = dir('cg-cap-wide-');
+      const c = cg([], { input, env: CAP, storeDir: store });
+      expect(c.code).toBe(0);
+      expect(c.stdout.length).toBeLessThan(Buffer.byteLength(input) / 10);
+      expectInputBack(c.stdout, input, store);
+    }
   });
 
   it('passes through whole when the output goes out raw anyway (CG_DISABLE=1)', () => {
