@@ -62,6 +62,20 @@ describe('an input of millions of tiny lines', () => {
   }
 });
 
+describe('fold at its size limit', () => {
+  it('folds 4 MB of a million 3-digit lines in a heap where a string per line would not fit', () => {
+    const input = Array.from({ length: 1_000_000 }, (_, i) => `${String(i % 1000).padStart(3, '0')}\n`).join(
+      '',
+    );
+    const store = dir('cg-fold-lines-');
+    const r = cg(['-c', 'fold'], { input, storeDir: store, nodeArgs: ['--max-old-space-size=32'] });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('[×1000000] {000..999}');
+    expectInputBack(r.stdout, input, store);
+  });
+});
+
 describe('an input past the pipe cap', () => {
   const CAP = { CG_TEST_PIPE_CAP: String(1 << 20) };
   const input = Array.from({ length: 200_000 }, (_, i) => `line ${i} of a long log\n`).join('');
