@@ -126,7 +126,7 @@ async function deterministic(o: OutputView, cfg: ExtractConfig, ctx: RunContext)
   const note = `kept ${kept} of ${n} lines`;
   return {
     kind: 'rewrite',
-    text: `${out.joined()}[${note}] ${MARKER_SLOT}${lines.finalNewline ? eol : ''}`,
+    text: out.joined(`[${note}] ${MARKER_SLOT}${lines.finalNewline ? eol : ''}`),
     loss: 'whole',
     note,
   };
@@ -223,8 +223,10 @@ class Kept {
     this.parts.push(FOLD, this.eol);
   }
 
-  joined(): string {
+  /** The output, `last` after it, joined once (a large one flat, never a copy plus a suffix). */
+  joined(last: string): string {
     this.flush();
+    this.parts.push(last);
     return this.parts.join('');
   }
 
