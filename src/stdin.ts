@@ -15,7 +15,10 @@ import { collectGarbage } from './heap/gc.js';
 
 export type StdinRead =
   | { held: true; bytes: Buffer }
-  /** Past the cap: `head` was read (in order), `rest` yields what follows it. */
+  /**
+   * Past the cap: `head` was read (in order), `rest` yields what follows it, each chunk valid until
+   * the next is asked for.
+   */
   | { held: false; head: Buffer[]; rest: AsyncIterable<Buffer> };
 
 const FIRST_CHUNK = 64 * 1024;
@@ -98,19 +101,17 @@ async function streamInto(chunks: Chunks, cap: number): Promise<StdinRead> {
   }
 }
 
-/** What follows on stdin, read as it comes: synchronously while the descriptor blocks, else by the stream. */
+/**
+ * What follows on stdin, read as it comes: synchronously while the descriptor blocks, else by the
+ * stream. A chunk read synchronously is valid until the next one is asked for (one buffer is read
+ * into again and again: streaming a gigabyte leaves no garbage), so a caller writes it first.
+ */
 async function* rest(): AsyncGenerator<Buffer> {
-  let buf = Buffer.allocUnsafe(0);
-  let at = 0;
+  const buf = Buffer.allocUnsafe(1 << 20);
   for (;;) {
-    // Each read gets fresh room: what was yielded is never written over (a write may still hold it).
-    if (buf.length - at < FIRST_CHUNK) {
-      buf = Buffer.allocUnsafe(1 << 20);
-      at = 0;
-    }
     let n: number;
     try {
-      n = readSync(0, buf, at, buf.length - at, null);
+      n = readSync(0, buf, 0, buf.length, null);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EOF') return;
@@ -123,8 +124,7 @@ async function* rest(): AsyncGenerator<Buffer> {
       return;
     }
     if (n === 0) return;
-    yield buf.subarray(at, at + n);
-    at += n;
+    yield buf.subarray(0, n);
   }
 }
 

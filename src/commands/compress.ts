@@ -111,6 +111,8 @@ async function streamedThrough(
     bytes += chunk.length;
     await writeOut(chunk);
   }
+  // What was held is garbage now: collected before more is read, the run holds a chunk from here on.
+  if (bytes > 8 << 20) collectGarbage();
   for await (const chunk of read.rest) {
     bytes += chunk.length;
     await writeOut(chunk);
