@@ -72,9 +72,11 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
     if (!ctx.filters) return { kind: 'skip', gate: 'no filters in this context' };
     if (byteLength(o.text) < cfg.min_tokens * BYTES_PER_TOKEN)
       return { kind: 'skip', gate: 'under min_tokens' };
-    if (linesAbove(o.text, cfg.max_input_lines)) return { kind: 'skip', gate: 'over max_input_lines' };
     const filter = await ctx.filters.select(o.command, o.text, { exclude: cfg.disabled });
     if (!filter) return { kind: 'skip', gate: 'no filter matches' };
+    // After the selection, which is cheap (the selector is the first lines) and is where a broken
+    // filter file is found: that stays a config error whatever the output's size.
+    if (linesAbove(o.text, cfg.max_input_lines)) return { kind: 'skip', gate: 'over max_input_lines' };
     const r = filter.run(o.text);
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
