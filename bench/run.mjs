@@ -194,6 +194,13 @@ if (process.env.CG_BENCH_BOMB !== '0') {
   for (const line of await longtailLines()) console.log(line);
 }
 
+// Outputs nobody tuned for: the unseen-shapes set, tune and holdout parts, piped and run (bench/unseen.mjs).
+{
+  const { unseenLines } = await import('./unseen.mjs');
+  console.log('');
+  for (const line of await unseenLines()) console.log(line);
+}
+
 // Transcript components on the corpus sessions: replay figures and per-component savings.
 if (existsSync(join(root, '..', 'shared', 'corpus'))) {
   const { main: transcripts } = await import('./transcripts.mjs');
