@@ -129,18 +129,19 @@ async function streamedThrough(
     bytes += chunk.length;
     await writeOut(chunk);
   }
-  if (raw) {
-    const notice = bytes > 0 ? rawOutputNotice(raw, flags) : undefined;
-    if (notice) warn(notice);
-  } else warn(`input passed ${pipeCap() / (1024 * 1024)} MB (${bytes} bytes): streamed through raw`);
-  // Checked when output goes raw too: a mistyped name is an error wherever stdout points. Only
-  // the kill switch CG_DISABLE=1 skips it, so that it works even with a broken config.
-  if (process.env.CG_DISABLE === '1') return 0;
-  try {
-    await prepareCompaction(flags);
-  } catch (err) {
-    if (isCodedError(err)) throw err;
+  // Checked when output goes raw too: a mistyped name is an error wherever stdout points (and then
+  // the error is the one line). Only the kill switch CG_DISABLE=1 skips it, so that it works even
+  // with a broken config.
+  if (process.env.CG_DISABLE !== '1') {
+    try {
+      await prepareCompaction(flags);
+    } catch (err) {
+      if (isCodedError(err)) throw err;
+    }
   }
+  if (!raw) warn(`input passed ${pipeCap() / (1024 * 1024)} MB (${bytes} bytes): streamed through raw`);
+  const notice = raw && bytes > 0 ? rawOutputNotice(raw, flags) : undefined;
+  if (notice) warn(notice);
   return 0;
 }
 
