@@ -238,7 +238,7 @@ if (process.env.CG_BENCH_PROXY !== '0') {
 // record's own work on 1k-20k outputs (the proxies side by side: `node bench/fleet.mjs`, slower).
 // Needs redis-server; CG_BENCH_FLEET=0 skips it.
 if (process.env.CG_BENCH_FLEET !== '0') {
-  const { benchRecords, recordLines } = await import('./fleet.mjs');
+  const { benchRecords, recordLines } = await import('./fleet-records.mjs');
   console.log('');
   if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0)
     console.log('session records in Redis: skipped (redis-server is not installed)');
