@@ -14,7 +14,7 @@
  * `cg expand` included); every stream reaches the client byte for byte.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestAt, sessionFiles, toolTexts, turnEnds } from '../../bench/transcripts.mjs';
@@ -49,11 +49,9 @@ interface Instance {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** One `cg proxy` on its own machine: its own home, store and state; the shared Redis database `db`. */
+/** One `cg proxy` on its own machine: its own home, store and state; the shared Redis at redisUrl. */
 function instanceEnv(dir: string, redisUrl: string): Record<string, string> {
-  mkdirSync(join(dir, 'config', 'cg'), { recursive: true });
-  // A short Redis timeout keeps the outage's turns quick; everything else is the default config.
-  writeFileSync(join(dir, 'config', 'cg', 'config.yaml'), 'store:\n  timeout_ms: 1000\n');
+  // The default config: nothing but the environment says where things are.
   return {
     PATH: process.env.PATH ?? '',
     HOME: join(dir, 'home'),

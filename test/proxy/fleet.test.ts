@@ -70,7 +70,7 @@ describe.skipIf(!REDIS_SERVER)(`proxies sharing session records in Redis${NEEDS_
   async function instance(prefix: string, shared = true): Promise<TestProxy & { records: RecordBackend }> {
     const dir = tempDir('cg-fleet-');
     dirs.push(dir);
-    const cfg = { ...defaultConfig().store, url: server.url(), prefix, timeoutMs: 500 };
+    const cfg = { ...defaultConfig().store, url: server.url(), prefix };
     const store: Store = openStore(cfg, { CG_STORE_DIR: join(dir, 'store') }, () => undefined);
     const records = shared
       ? sharedRecords({

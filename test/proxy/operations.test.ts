@@ -131,7 +131,7 @@ describe('health and readiness', () => {
     it('is not ready while Redis is down, and ready again as soon as it answers', async () => {
       const base = dir('cg-ready-redis-');
       const store = openStore(
-        { ...defaultConfig().store, url: server.url(), timeoutMs: 500 },
+        { ...defaultConfig().store, url: server.url() },
         {
           CG_STORE_DIR: join(base, 'store'),
         },
