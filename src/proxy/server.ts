@@ -4,28 +4,35 @@
  * request streams through untouched. The upstream for each provider is fixed at start-up — the
  * request only ever chooses a path on it, so this is not an open proxy (an absolute-form target or
  * CONNECT is refused). Nothing here logs a body or a secret: --verbose prints the route, sizes,
- * timings and the header names with secret-bearing values redacted. One path is the proxy's own:
- * GET /_cg/health, which `cg doctor` asks. Stats are recorded after the
- * response is done, so they never add to a turn's latency.
+ * timings and the header names with secret-bearing values redacted. Two paths are the proxy's own:
+ * GET /_cg/health, which `cg doctor` asks, and GET /expand/KEY (retrieval/expand-route.ts). A
+ * session whose client cannot open markers gets cg_expand answered by the proxy (retrieval/): the
+ * only hook here is prepare() around compaction and respond() in place of forward(). Stats are
+ * recorded after the response is done, so they never add to a turn's latency.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FilterSource } from '../component.js';
 import type { CgConfig } from '../config.js';
 import type { PipelineEvent } from '../pipeline/run.js';
+import { sessionsDir } from '../session/location.js';
 import { TurnMemory } from '../session/turns.js';
 import type { Store } from '../store/store.js';
 import { createTokens, type Tokens } from '../tokens.js';
 import { BodyTooLarge, readBody } from './body.js';
 import { clientHost } from './client-host.js';
 import { type CompactedRequest, compactRequest } from './compact-request.js';
+import type { ProxyConfig } from './config.js';
 import { providerError } from './errors.js';
 import { forwardRequestHeaders, redactedHeaders } from './headers.js';
 import { idleCollector } from './idle-collect.js';
+import { isLoopback } from './loopback.js';
+import { isExpandPath, serveExpand } from './retrieval/expand-route.js';
+import { createRetrieval, plainPrepared, type Retrieval } from './retrieval/retrieval.js';
 import { retryMemo } from './retry-memo.js';
 import { type Provider, routeOf } from './routes.js';
 import { storeCache } from './store-cache.js';
-import { forward } from './upstream.js';
+import { type Forwarded, forward } from './upstream.js';
 
 export interface ProxyOptions {
   config: CgConfig;
@@ -48,6 +55,12 @@ export interface ProxyOptions {
   /** Upstream timeouts (ms): until the response headers, and between body chunks. */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /** cg_expand answered by the proxy (retrieval/; off in observe mode); absent: never. */
+  retrieval?: { mode: ProxyConfig['retrieval']; maxRounds: number; maxBytes: number };
+  /** The proxy's token, which GET /expand asks for when it listens beyond loopback. */
+  token?: string;
+  /** The ledger's environment for the expands the proxy serves (default env). */
+  statsEnv?: NodeJS.ProcessEnv;
 }
 
 export interface RunningProxy {
@@ -113,6 +126,19 @@ export async function createProxy(
     turns: new TurnMemory(),
   };
   const log = opts.log;
+  const statsEnv = opts.statsEnv ?? opts.env;
+  const retrieval: Retrieval | undefined =
+    opts.retrieval && !opts.observe
+      ? createRetrieval({
+          ...opts.retrieval,
+          config: opts.config,
+          store: opts.store,
+          sessionDir: opts.sessionDir ?? sessionsDir(opts.env),
+          statsEnv,
+        })
+      : undefined;
+  /** Set by listen(): beyond loopback, GET /expand asks for the token. */
+  let remote = false;
 
   /** Serves one request; resolves to the size of the body it compacted (0 when none). */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
@@ -136,6 +162,16 @@ export async function createProxy(
       return 0;
     }
     const [pathname = '', query = ''] = target.split(/\?(.*)/s);
+    if (isExpandPath(pathname)) {
+      await serveExpand(req, res, pathname, query, {
+        store: opts.store,
+        config: opts.config,
+        remote,
+        ...(opts.token ? { token: opts.token } : {}),
+        statsEnv,
+      });
+      return 0;
+    }
     const routing = routeOf(req.method ?? 'GET', pathname, req.headers, query);
     if ('refused' in routing) {
       const { status, reason, shape } = routing.refused;
@@ -189,19 +225,33 @@ export async function createProxy(
         res.writeHead(e.status, { 'content-type': 'application/json', connection: 'close' }).end(e.body);
       return 0;
     }
-    const c = await compactRequest(raw, route.format, req.rawHeaders, deps);
-    const headers = c.rewritten
-      ? [
-          ...forwardRequestHeaders(req.rawHeaders, ['content-length', 'content-encoding']),
-          'content-length',
-          String(c.body.length),
-        ]
+    const format = route.format;
+    const compact = (body: Buffer, rawHeaders: readonly string[], text?: string) =>
+      compactRequest(body, format, rawHeaders, deps, text);
+    const p = retrieval
+      ? await retrieval.prepare(raw, format, req.rawHeaders, compact)
+      : plainPrepared(await compact(raw, req.rawHeaders));
+    const c = p.compacted;
+    const bare = forwardRequestHeaders(req.rawHeaders, ['content-length', 'content-encoding']);
+    const headers = p.plain
+      ? [...bare, 'content-length', String(p.body.length)]
       : forwardRequestHeaders(req.rawHeaders);
-    const r = await forward(dispatcher, upstream, req, res, target, headers, c.body);
+    const r: Forwarded & { rounds?: number } =
+      retrieval && p.turn
+        ? await retrieval.respond(p.turn, {
+            dispatcher,
+            target: upstream,
+            req,
+            res,
+            pathAndQuery: target,
+            headers: bare,
+          })
+        : await forward(dispatcher, upstream, req, res, target, headers, p.body);
     log?.(
       `← ${r.status} ${req.method} ${target.split('?')[0]} ${c.rewritten ? `${c.bytesIn} → ${c.bytesOut} bytes` : opts.observe ? 'observed, sent unchanged' : 'sent unchanged'}` +
         ` (${summary(c.events)}) in ${c.ms.toFixed(0)} ms${c.session ? `, session ${c.session}` : ''}` +
-        `${c.fellOpen ? `; fell open: ${c.fellOpen}` : ''}${r.problem ? `; ${r.problem}` : ''}`,
+        `${c.fellOpen ? `; fell open: ${c.fellOpen}` : ''}${r.problem ? `; ${r.problem}` : ''}` +
+        `${r.rounds ? `; cg_expand answered by the proxy in ${r.rounds} round${r.rounds === 1 ? '' : 's'}` : ''}`,
     );
     const host = clientHost(req.rawHeaders);
     await opts.onCompacted?.(host ? { ...c, host } : c);
@@ -241,6 +291,7 @@ export async function createProxy(
   return {
     server,
     listen(port, host) {
+      remote = !isLoopback(host);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {

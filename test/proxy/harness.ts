@@ -8,7 +8,8 @@ import type { CgConfig } from '../../src/config.js';
 import { defaultConfig } from '../../src/config.js';
 import { createFilterSource } from '../../src/dsl/registry.js';
 import type { CompactedRequest } from '../../src/proxy/compact-request.js';
-import { createProxy, type RunningProxy } from '../../src/proxy/server.js';
+import { PROXY_CONFIG_DEFAULTS } from '../../src/proxy/config.js';
+import { createProxy, type ProxyOptions, type RunningProxy } from '../../src/proxy/server.js';
 import { createFsStore } from '../../src/store/fs-store.js';
 import type { PutResult, Store } from '../../src/store/store.js';
 import { tempDir } from '../helpers.js';
@@ -50,6 +51,12 @@ export interface TestProxyOptions {
   config?: CgConfig;
   /** Stands in for the idle-time collection (src/proxy/idle-collect.ts). */
   collect?: () => void;
+  /** cg_expand answered by the proxy: `cg proxy`'s defaults unless given (mode never: off). */
+  retrieval?: Partial<NonNullable<ProxyOptions['retrieval']>>;
+  /** The token GET /expand asks for beyond loopback. */
+  token?: string;
+  /** Where to listen (default 127.0.0.1). */
+  host?: string;
 }
 
 export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProxy> {
@@ -81,11 +88,18 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     log: (l) => log.push(l),
     onRefused: (l) => refused.push(l),
     ...(o.collect ? { collect: o.collect } : {}),
+    retrieval: {
+      mode: PROXY_CONFIG_DEFAULTS.retrieval,
+      maxRounds: PROXY_CONFIG_DEFAULTS.retrievalRounds,
+      maxBytes: PROXY_CONFIG_DEFAULTS.retrievalMaxBytes,
+      ...o.retrieval,
+    },
+    ...(o.token !== undefined ? { token: o.token } : {}),
     onCompacted: (c) => {
       compacted.push(c);
     },
   });
-  const running = await proxy.listen(0, '127.0.0.1');
+  const running = await proxy.listen(0, o.host ?? '127.0.0.1');
   return { ...running, store: store as Store, stateDir, compacted, log, refused };
 }
 
