@@ -21,7 +21,13 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'cg.js');
 const probe = join(root, 'bench', 'rss-probe.mjs');
 const work = mkdtempSync(join(tmpdir(), 'cg-bench-'));
-const env = { ...process.env, CG_STORE_DIR: join(work, 'store'), XDG_CONFIG_HOME: join(work, 'cfg') };
+// The bench's runs are not the user's: its store, config and stats ledger are its own.
+const env = {
+  ...process.env,
+  CG_STORE_DIR: join(work, 'store'),
+  CG_STATE_DIR: join(work, 'state'),
+  XDG_CONFIG_HOME: join(work, 'cfg'),
+};
 delete env.CG_DISABLE;
 const MB = 1024 * 1024;
 const sizeMb = Number(process.env.CG_BENCH_MB ?? 100);
@@ -167,6 +173,13 @@ if (process.env.CG_BENCH_MEMORY !== '0') {
   for (const line of await storeBench()) console.log(line);
 }
 
+// Planted decompression bombs, disk and Redis: peak RSS of expand and of a stash over one (bench/bomb.mjs).
+if (process.env.CG_BENCH_BOMB !== '0') {
+  const { bombBench } = await import('./bomb.mjs');
+  console.log('');
+  for (const line of await bombBench()) console.log(line);
+}
+
 // rtk parity on rtk's own fixtures (bench/rtk.mjs).
 {
   const { rtkLines } = await import('./rtk.mjs');
@@ -179,6 +192,13 @@ if (process.env.CG_BENCH_MEMORY !== '0') {
   const { longtailLines } = await import('./longtail.mjs');
   console.log('');
   for (const line of await longtailLines()) console.log(line);
+}
+
+// Outputs nobody tuned for: the unseen-shapes set, tune and holdout parts, piped and run (bench/unseen.mjs).
+{
+  const { unseenLines } = await import('./unseen.mjs');
+  console.log('');
+  for (const line of await unseenLines()) console.log(line);
 }
 
 // Transcript components on the corpus sessions: replay figures and per-component savings.

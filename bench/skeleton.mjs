@@ -41,7 +41,12 @@ export async function skeletonBench({ env = process.env, work } = {}) {
   const count = (t) => countTokens(t, { disallowedSpecial: new Set() });
   const own = !work;
   work ??= mkdtempSync(join(tmpdir(), 'cg-bench-sk-'));
-  const cgEnv = { ...env, CG_STORE_DIR: join(work, 'sk-store'), XDG_CONFIG_HOME: join(work, 'sk-cfg') };
+  const cgEnv = {
+    ...env,
+    CG_STORE_DIR: join(work, 'sk-store'),
+    CG_STATE_DIR: join(work, 'sk-state'),
+    XDG_CONFIG_HOME: join(work, 'sk-cfg'),
+  };
   delete cgEnv.CG_DISABLE;
   const repomix = ensureRepomix(env.CG_BENCH_CACHE ?? join(tmpdir(), 'cg-bench-cache'));
   const bin = join(root, 'bin', 'cg.js');

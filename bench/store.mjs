@@ -30,7 +30,8 @@ function freePort() {
   });
 }
 
-async function startRedis(dir) {
+/** A redis-server on a free loopback port with its data in dir; undefined without redis-server. */
+export async function startRedis(dir) {
   if (spawnSync('sh', ['-c', 'command -v redis-server']).status !== 0) return undefined;
   const port = await freePort();
   const child = spawn(

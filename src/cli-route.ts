@@ -9,7 +9,7 @@
  * with the nearest command name suggested.
  */
 import type { Command } from 'commander';
-import { editDistance } from './config/nearest.js';
+import { didYouMean } from './config/nearest.js';
 
 export type Route = { argv: string[] } | { error: string };
 
@@ -53,22 +53,11 @@ function firstOperand(argv: readonly string[], takesValue: Set<string>): number 
 /** Words people type for an option. */
 const OPTION_WORDS: Record<string, string> = { version: '--version' };
 
-/** The nearest command names (at most 3 edits, and less than 60 % of the word changed). */
+/** A did-you-mean for a mistyped command, else the list of commands. */
 function suggestion(word: string, names: readonly string[]): string {
   const option = OPTION_WORDS[word];
   if (option) return ` (did you mean cg ${option}?)`;
-  let best: string[] = [];
-  let bestDistance = 4;
-  for (const name of names) {
-    const distance = editDistance(word, name);
-    if ((Math.max(word.length, name.length) - distance) / Math.max(word.length, name.length) <= 0.4) continue;
-    if (distance < bestDistance) {
-      bestDistance = distance;
-      best = [name];
-    } else if (distance === bestDistance) best.push(name);
-  }
-  if (best.length === 0) return ` (commands: ${names.join(', ')})`;
-  return ` (did you mean ${best.sort().join(' or ')}?)`;
+  return didYouMean(word, names) || ` (commands: ${names.join(', ')})`;
 }
 
 /** The argv to parse, or a one-line usage error. */

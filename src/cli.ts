@@ -92,8 +92,20 @@ Examples:
   cg completion fish > ~/.config/fish/completions/cg.fish
 `;
 
+type FiltersCliFlags = { requireAll?: boolean; filters?: string; json?: boolean; names?: boolean };
+
 export async function buildProgram(setExit: (code: number) => void): Promise<Command> {
-  const { Command, Option } = await import('commander');
+  const [{ Command, Option, Argument }, { checkedChoices, offered }, { PRESET_NAMES }, actions] =
+    await Promise.all([
+      import('commander'),
+      import('./cli-choices.js'),
+      import('./presets.js'),
+      import('./commands/actions.js'),
+    ]);
+  const [{ HOOK_HOSTS }, { SHELLS, namesFrom }] = await Promise.all([
+    import('./commands/hook.js'),
+    import('./commands/completion.js'),
+  ]);
   const program = new Command('cg')
     .description(
       'Shrink what an AI coding agent reads; every dropped byte stays recoverable with `cg expand`.',
@@ -109,9 +121,14 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
   /** Options shared by every command that compacts output (compress and run). */
   const compactOptions = (cmd: Command): Command =>
     cmd
-      .option(
-        '-p, --preset <name>',
-        'component preset (default: shell for text, balanced for request bodies)',
+      .addOption(
+        offered(
+          new Option(
+            '-p, --preset <name>',
+            'component preset (default: shell for text, balanced for request bodies)',
+          ),
+          PRESET_NAMES,
+        ),
       )
       .option('-c, --components <list>', 'explicit comma-separated component list, instead of a preset')
       .option(
@@ -120,12 +137,20 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       )
       .option('-q, --query <text>', 'what the agent is looking for (query-aware components)')
       .option('--lang <lang>', 'source language of the input (code components)')
-      .addOption(new Option('--tokenizer <name>', 'tokenizer for token decisions').choices(TOKENIZERS))
+      .addOption(
+        checkedChoices(
+          new Option('--tokenizer <name>', 'tokenizer for token decisions'),
+          '--tokenizer',
+          'tokenizer',
+          TOKENIZERS,
+        ),
+      )
       .option('--no-store', 'do not stash originals: lossless components only')
       .option('-v, --verbose', 'one line per component decision on stderr')
       .option('--explain', 'a table of what each component did, on stderr')
       .option('--force', 'compact even when stdout is a regular file')
       .option('--for-model', 'the reader is a model: compact wherever stdout goes (also CG_READER=model)')
+      .option('--quiet', 'say nothing when output goes raw into a regular file')
       .option('--filters <file>', 'a filter file tried before project, user and builtin filters');
 
   compactOptions(
@@ -134,7 +159,14 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       .description(
         'read stdin (command output or an LLM request body), write the compacted version to stdout',
       )
-      .addOption(new Option('-f, --format <format>', 'input format').choices(FORMAT_CHOICES).default('auto'))
+      .addOption(
+        checkedChoices(
+          new Option('-f, --format <format>', 'input format'),
+          '--format',
+          'format',
+          FORMAT_CHOICES,
+        ).default('auto'),
+      )
       .option('--command <cmd>', 'the command that produced the text (selects filters)')
       .option(
         '--session <id>',
@@ -182,15 +214,24 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
     .description(
       'declarative output filters: list | show NAME | verify [FILE...] | test NAME [FILE|-] | trust | untrust',
     )
-    .argument('<action>', 'list, show, verify, test, trust or untrust')
+    .addArgument(
+      checkedChoices(
+        new Argument('<action>', 'list, show, verify, test, trust or untrust'),
+        'filters',
+        'action',
+        actions.FILTER_ACTIONS,
+      ),
+    )
     .argument(
       '[args...]',
       'show/test: a filter name (test: then an input FILE, or - for stdin); verify: filter files',
     )
-    .option('--require-all', 'verify: also fail filters that have no inline tests')
+    .option('--require-all', 'verify: also fail filters that have no inline tests, and skipped project files')
     .option('--filters <file>', 'a filter file tried before project, user and builtin filters')
+    .option('--json', 'list, verify: machine-readable (keys are only ever added, never renamed)')
+    .option('--names', 'list: filter names only, one a line')
     .addHelpText('after', FILTERS_EXAMPLES)
-    .action(async (action: string, args: string[], flags: { requireAll?: boolean; filters?: string }) => {
+    .action(async (action: string, args: string[], flags: FiltersCliFlags) => {
       const [{ filtersCommand }, { readStdin, writeOut }] = await Promise.all([
         import('./commands/filters.js'),
         import('./io.js'),
@@ -210,6 +251,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
               err += s;
             },
             stdin: async () => (await readStdin()).toString('utf8'),
+            ...(process.stdout.isTTY && process.stdout.columns ? { columns: process.stdout.columns } : {}),
           }),
         );
       } finally {
@@ -218,6 +260,13 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       }
     });
 
+  // `cg filters show <TAB>`: the filters of this project and user too, asked of cg when completing.
+  namesFrom(
+    program.commands.find((c) => c.name() === 'filters')!,
+    ['show', 'test'],
+    ['filters', 'list', '--names'],
+  );
+
   program
     .command('trust')
     .description(
@@ -225,6 +274,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
     )
     .option('--show', 'list the files, say whether they are trusted and what their config may do')
     .option('--untrust', 'withdraw consent: the files are ignored again')
+    .option('--json', 'with --show: machine-readable (keys are only ever added, never renamed)')
     .addHelpText(
       'after',
       `
@@ -239,7 +289,7 @@ Examples:
   cg trust --untrust                        ignore them again
 `,
     )
-    .action(async (flags: { show?: boolean; untrust?: boolean }) => {
+    .action(async (flags: { show?: boolean; untrust?: boolean; json?: boolean }) => {
       const [{ trustCommand }, { writeOut }] = await Promise.all([
         import('./commands/trust.js'),
         import('./io.js'),
@@ -263,7 +313,14 @@ Examples:
   program
     .command('store')
     .description('the store of originals: path | info | prune | clear')
-    .argument('<action>', 'path, info, prune or clear')
+    .addArgument(
+      checkedChoices(
+        new Argument('<action>', 'path, info, prune or clear'),
+        'store',
+        'action',
+        actions.STORE_ACTIONS,
+      ),
+    )
     .option('--json', 'machine-readable output (info, prune, clear)')
     .option('--yes', 'clear without asking (it asks only on a terminal)')
     .option('--config <file>', 'config file (for store settings)')
@@ -322,13 +379,14 @@ Filters whose markers come back through cg expand too often are flagged "too agg
     });
 
   // Agent integrations: the hooks, their installer and doctor, the MCP server, shell completions.
-  const { Argument } = await import('commander');
   program
     .command('hook')
     .description(
       "an agent host's hook: reads the hook JSON on stdin; replaces tool output (claude, gemini) or wraps shell commands in cg run (codex)",
     )
-    .addArgument(new Argument('<host>', 'claude, codex or gemini').choices(['claude', 'codex', 'gemini']))
+    .addArgument(
+      checkedChoices(new Argument('<host>', 'claude, codex or gemini'), 'hook', 'host', HOOK_HOSTS),
+    )
     .option('--mcp-tool <name>', "the host's name for cg's MCP cg_expand tool: marker hints name it")
     .addHelpText('after', HOOK_EXAMPLES)
     .action(async (host: 'claude' | 'codex' | 'gemini', flags: { mcpTool?: string }) => {
@@ -342,10 +400,8 @@ Filters whose markers come back through cg expand too often are flagged "too agg
       "add cg's hook to an agent host's settings (claude, codex, gemini), or print agent instructions (agents-md)",
     )
     .addArgument(
-      new Argument('<target>', 'claude, codex, gemini or agents-md').choices([
-        'claude',
-        'codex',
-        'gemini',
+      checkedChoices(new Argument('<target>', 'claude, codex, gemini or agents-md'), 'init', 'target', [
+        ...HOOK_HOSTS,
         'agents-md',
       ]),
     )
@@ -379,7 +435,8 @@ Filters whose markers come back through cg expand too often are flagged "too agg
     .description(
       'check every installed agent integration: installed, trusted, host version, and the hook answering as the host expects',
     )
-    .action(async () => {
+    .option('--json', 'machine-readable report (keys are only ever added, never renamed)')
+    .action(async (flags: { json?: boolean }) => {
       const [{ doctorCommand }, { writeOut }] = await Promise.all([
         import('./commands/doctor.js'),
         import('./io.js'),
@@ -387,6 +444,7 @@ Filters whose markers come back through cg expand too often are flagged "too agg
       let out = '';
       setExit(
         await doctorCommand({
+          json: !!flags.json,
           env: process.env,
           cwd: process.cwd(),
           out: (s) => {
@@ -407,7 +465,12 @@ Filters whose markers come back through cg expand too often are flagged "too agg
       '--observe',
       'forward every body unchanged; record what would have been saved (cg stats --observed)',
     )
-    .option('-p, --preset <name>', 'component preset for request bodies (default agent)')
+    .addOption(
+      offered(
+        new Option('-p, --preset <name>', 'component preset for request bodies (default agent)'),
+        PRESET_NAMES,
+      ),
+    )
     .option('--anthropic-upstream <url>', 'where Anthropic requests go (default https://api.anthropic.com)')
     .option('--openai-upstream <url>', 'where OpenAI requests go (default https://api.openai.com)')
     .option('--timeout-ms <n>', 'a compaction taking longer forwards the original body (default 20000)')
@@ -436,7 +499,7 @@ Filters whose markers come back through cg expand too often are flagged "too agg
   program
     .command('completion')
     .description('print a shell completion script: bash, zsh or fish')
-    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(['bash', 'zsh', 'fish']))
+    .addArgument(checkedChoices(new Argument('<shell>', 'bash, zsh or fish'), 'completion', 'shell', SHELLS))
     .addHelpText('after', COMPLETION_EXAMPLES)
     .action(async (shell: string) => {
       const [{ completionScript }, { writeOut }] = await Promise.all([
@@ -479,6 +542,9 @@ async function fastPath(argv: readonly string[]): Promise<number | undefined> {
 
 export async function main(argv: string[]): Promise<number> {
   let code = 0;
+  // Set while the argv names the filter (compress) and its options have not yet parsed: a usage
+  // error then still passes the input through, as every later error of the filter does.
+  let filterInput = false;
   try {
     if (argv.length === 0) {
       // `cmd | cg`, the hot path: the default command with its defaults needs no argument parser.
@@ -502,22 +568,51 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`cg: ${route.error}\n`);
       return 2;
     }
+    filterInput = namesFilter(route.argv, program);
+    program.hook('preAction', () => {
+      filterInput = false;
+    });
     await program.parseAsync(route.argv, { from: 'user' });
     return code;
   } catch (err) {
+    const usage = isCommanderError(err) ? !HELP_CODES.includes(err.code) : isUsageError(err);
+    if (filterInput && usage) await passStdinThrough();
     if (isCommanderError(err)) {
-      if (
-        err.code === 'commander.helpDisplayed' ||
-        err.code === 'commander.version' ||
-        err.code === 'commander.help'
-      ) {
-        return 0;
-      }
+      if (HELP_CODES.includes(err.code)) return 0;
       return 2; // commander already printed its one-line message
     }
     const message = err instanceof Error ? err.message : String(err);
     process.stderr.write(`cg: ${message}\n`);
     return err instanceof Error && 'exitCode' in err && typeof err.exitCode === 'number' ? err.exitCode : 1;
+  }
+}
+
+const HELP_CODES = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
+
+function isUsageError(err: unknown): boolean {
+  return err instanceof Error && (err as { exitCode?: unknown }).exitCode === 2;
+}
+
+/**
+ * Whether a routed argv runs the default command, the filter: routeArgv has put any command word
+ * first, so options first (or nothing) mean compress.
+ */
+function namesFilter(argv: readonly string[], program: Command): boolean {
+  const first = argv[0];
+  return first === undefined || first === 'compress' || !program.commands.some((c) => c.name() === first);
+}
+
+/** The piped input, unchanged, to stdout (never from a terminal: that would wait for a person). */
+async function passStdinThrough(): Promise<void> {
+  const [{ isTerminal }, { readStdin, writeOut }] = await Promise.all([
+    import('./terminal.js'),
+    import('./io.js'),
+  ]);
+  if (isTerminal(0)) return;
+  try {
+    await writeOut(await readStdin());
+  } catch {
+    // The usage error is what the user needs to hear; a reader gone away changes nothing.
   }
 }
 

@@ -39,6 +39,15 @@ const STORE = section({
     .or(512)
     .to((mb) => mb * MIB),
   compress: boolean().or(true),
+  /**
+   * The largest original either store keeps, uncompressed (1 GiB; Node's buffers stop at 4 GiB): a
+   * larger one is not stashed (its rewrite is reverted), and no read inflates a stored form past it,
+   * so a planted value that inflates to gigabytes reads as corrupt (store/verify.ts).
+   */
+  maxEntryBytes: integer({ min: 1, max: 4095 })
+    .key('max_entry_mb')
+    .or(1024)
+    .to((mb) => mb * MIB),
   /** Text after the marker: {key} and {args} are filled in. */
   hint: string().check(hintProblem).optional(),
   /** full or compact: a shorthand for the hint (marker-mode.ts). */
@@ -132,10 +141,14 @@ export async function loadConfig(
 
 /**
  * A config file's text → the validated config. Every error names the file (as `shown`, when the
- * user knows it by a shorter path); relative paths in it are relative to the file.
+ * user knows it by a shorter path); relative paths in it are relative to the file. A file that is
+ * not a cg config at all is said to be so without a word of its content (trust/yaml.ts).
  */
 export async function parseConfigText(text: string, file: string, shown = file): Promise<CgConfig> {
-  const { value } = await parseYamlFile(text, shown, { mappingOf: 'settings' });
+  const { value } = await parseYamlFile(text, shown, {
+    mappingOf: 'settings',
+    format: { keys: CONFIG.keys, name: 'cg config' },
+  });
   try {
     return parseConfigObject(value ?? {}, file);
   } catch (err) {

@@ -4,7 +4,9 @@
  * options take a file — so it can never fall behind the CLI. Each script finds the command path
  * typed so far (`cg`, `cg store`, …) and offers that level's subcommands and options; the value of
  * an option with choices completes from them, a file option from files, and after `cg run --` the
- * names of commands. The default command's options are offered at the top level too.
+ * names of commands. The default command's options are offered at the top level too. Names that
+ * only cg knows at the time (the filters of this project and user, for `cg filters show|test`) are
+ * asked of cg itself when completing (namesFrom).
  */
 import type { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
@@ -29,6 +31,22 @@ interface CommandSpec {
   options: OptionSpec[];
   /** Choices of the first positional argument, when it has any. */
   argChoices?: readonly string[];
+  /** After one of these first arguments, the next word completes from cg's own output. */
+  names?: NamesFrom;
+}
+
+/** The words after `after` (a first argument) are the lines `cg ARGV…` prints. */
+export interface NamesFrom {
+  after: readonly string[];
+  argv: readonly string[];
+}
+
+const NAMES = new WeakMap<Command, NamesFrom>();
+
+/** Makes completion offer the lines of `cg ARGV…` after the given first arguments of cmd. */
+export function namesFrom(cmd: Command, after: readonly string[], argv: readonly string[]): Command {
+  NAMES.set(cmd, { after, argv });
+  return cmd;
 }
 
 const HELP: OptionSpec = {
@@ -68,6 +86,7 @@ export function commandSpecs(program: Command): CommandSpec[] {
       ),
       options: dedupe([...own, ...defaultOptions, ...inherited, HELP]),
       ...(arg?.argChoices ? { argChoices: arg.argChoices } : {}),
+      ...(NAMES.has(cmd) ? { names: NAMES.get(cmd)! } : {}),
     });
     for (const c of subs) walk(c, `${path} ${c.name()}`, []);
   };
@@ -125,6 +144,11 @@ function bash(specs: readonly CommandSpec[], name: string): string {
           : 'COMPREPLY=()';
       valueArms.push(`    ${pattern}) ${action}; return ;;`);
     }
+    if (s.names) {
+      const pattern = s.names.after.map((a) => sq(`${s.path}|${a}`)).join('|');
+      const list = `${name} ${s.names.argv.join(' ')} 2>/dev/null`;
+      valueArms.push(`    ${pattern}) COMPREPLY=($(compgen -W "$(${list})" -- "$cur")); return ;;`);
+    }
   }
   const wordArms = specs.map((s) => {
     const words = [
@@ -180,6 +204,11 @@ function zsh(specs: readonly CommandSpec[], name: string): string {
           ? '_files'
           : `_message ${sq(oneLine(o.description))}`;
       valueArms.push(`    (${pattern}) ${action}; return ;;`);
+    }
+    if (s.names) {
+      const pattern = s.names.after.map((a) => sq(`${s.path}|${a}`)).join('|');
+      const list = `${name} ${s.names.argv.join(' ')} 2>/dev/null`;
+      valueArms.push(`    (${pattern}) compadd -- \${(f)"$(${list})"}; return ;;`);
     }
   }
   const levelArms = specs.map((s) => {
@@ -252,6 +281,12 @@ function fish(specs: readonly CommandSpec[], name: string): string {
     for (const c of s.children)
       lines.push(`complete -c ${name} ${when} -f -a ${fq(c.name)} -d ${fq(oneLine(c.description))}`);
     if (s.argChoices) lines.push(`complete -c ${name} ${when} -f -a ${fq(s.argChoices.join(' '))}`);
+    if (s.names) {
+      const after = `test (${fn}) = ${fq(s.path)}; and contains -- (commandline -opc)[-1] ${s.names.after.join(' ')}`;
+      lines.push(
+        `complete -c ${name} -n ${fq(after)} -f -a ${fq(`(${name} ${s.names.argv.join(' ')} 2>/dev/null)`)}`,
+      );
+    }
     for (const o of s.options) {
       const names = o.flags
         .map((f) => (f.startsWith('--') ? `-l ${f.slice(2)}` : `-s ${f.slice(1)}`))

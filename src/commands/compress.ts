@@ -1,10 +1,12 @@
 /**
- * The default command: stdin → compacted stdout. Byte-level gates first (CG_DISABLE, a person's
- * regular file on stdout → the input bytes verbatim), then the config and the component names —
- * checked whatever the input, so a typo is an error even on empty input — then binary or invalid
- * UTF-8 input passes verbatim, and the rest goes to the engine. A filter in a pipe never eats its
- * input: a config, filter or usage error passes the input through unchanged and exits 2; an
- * unexpected internal error passes it through and exits 0.
+ * The default command: stdin → compacted stdout (stdin a terminal: a short usage, exit 2, rather
+ * than waiting). The config, the component or preset names and a --filters file are checked first,
+ * whatever the input and wherever stdout points, so a typo is an error even on empty input or into
+ * a file (only CG_DISABLE=1 skips them). Then the byte-level gates: CG_DISABLE, or a person's
+ * regular file on stdout → the input bytes verbatim (the file case says so in one stderr line unless
+ * --quiet); binary or invalid UTF-8 input passes verbatim; the rest goes to the engine. A filter in
+ * a pipe never eats its input: a config, filter or usage error passes the input through unchanged
+ * and exits 2; an unexpected internal error passes it through and exits 0.
  */
 
 import type { InputFormat } from '../component.js';
@@ -22,7 +24,7 @@ import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
 import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
 import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
-import { rawOutputReason } from './raw-output.js';
+import { rawOutputNotice, rawOutputReason } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
 
 export interface CompressFlags {
@@ -45,6 +47,8 @@ export interface CompressFlags {
   session?: string | boolean;
   /** --for-model: the reader is a model, so compact even into a regular file (also CG_READER=model). */
   forModel?: boolean;
+  /** --quiet: no stderr line when output goes raw into a regular file. */
+  quiet?: boolean;
 }
 
 /** An error that carries its exit code (usage and config errors: 2). */
@@ -55,17 +59,19 @@ export function isCodedError(err: unknown): err is CodedError {
 }
 
 export async function compressCommand(flags: CompressFlags): Promise<number> {
+  if (isTerminal(0)) {
+    const { FILTER_USAGE } = await import('./terminal-stdin.js');
+    process.stderr.write(FILTER_USAGE);
+    return 2;
+  }
   // Held, not bound: compactAndWrite lets go of a large input's bytes once it has their text.
   const input: HeldInput = { bytes: await readStdin() };
   const raw = rawOutputReason(flags);
-  if (raw) {
-    if (flags.verbose || flags.explain) warn(raw);
-    await writeOut(input.bytes!);
-    return 0;
-  }
-  let config: CgConfig;
+  let config: CgConfig | undefined;
   try {
-    config = await prepareCompaction(flags);
+    // Checked when output goes raw too: a mistyped name is an error wherever stdout points. Only
+    // the kill switch CG_DISABLE=1 skips it, so that it works even with a broken config.
+    if (process.env.CG_DISABLE !== '1') config = await prepareCompaction(flags);
   } catch (err) {
     await writeOut(input.bytes!);
     if (isCodedError(err)) throw err;
@@ -74,18 +80,28 @@ export async function compressCommand(flags: CompressFlags): Promise<number> {
     );
     return 0;
   }
-  const report = await compactAndWrite(input, flags, config);
+  if (raw) {
+    const notice = input.bytes!.length > 0 ? rawOutputNotice(raw, flags) : undefined;
+    if (notice) warn(notice);
+    await writeOut(input.bytes!);
+    return 0;
+  }
+  const report = await compactAndWrite(input, flags, config!);
   if (report?.error) throw report.error;
   if (report) await recordReport(report, flags, await terminalFooter(report));
   return 0;
 }
 
 /**
- * The config and the component or preset names, checked before any input is looked at: a broken
- * config or an unknown name is an error whatever the input. Throws ConfigError or UsageError.
+ * The config, the component or preset names and the --filters file's presence, checked before any
+ * input is looked at: a broken config, an unknown name or a missing file is an error whatever the
+ * input and wherever stdout points. Throws ConfigError or UsageError.
  */
 export async function prepareCompaction(flags: CompressFlags): Promise<CgConfig> {
   const config = await loadConfig(flags.config);
+  // Reads nothing yet: only a missing --filters file is an error at once (ConfigError).
+  if (flags.filters !== undefined)
+    createFilterSource({ filtersFile: flags.filters, cwd: process.cwd(), env: {} });
   resolveStages(
     {
       ...(flags.preset !== undefined ? { preset: flags.preset } : {}),

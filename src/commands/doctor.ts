@@ -6,10 +6,12 @@
  * host, with its answer checked against the shape that host accepts. Older cg entries that no
  * longer work (Claude Code's PreToolUse rewrite) and a Codex sandbox that cannot write cg's store
  * are reported too. Exit 1 when something would silently not work, else 0 (also when nothing is
- * installed: there is nothing broken).
+ * installed: there is nothing broken). The round trip is a self-check, not a use of cg: it runs
+ * with a store and stats ledger of its own, removed afterwards (probeSandbox). `--json` prints the
+ * same report as one object (DoctorReport).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve, sep } from 'node:path';
 import { isCgHookCommand, valueAt } from '../hook/settings.js';
@@ -78,7 +80,8 @@ async function installed(host: Host, ctx: DoctorContext, home: string): Promise<
   const found: Installed[] = [];
   for (const scope of ['global', 'project'] as const) {
     const file = host.settingsFile(scope, ctx.env, ctx.cwd, home);
-    if (!existsSync(file)) continue;
+    // In the home directory the project's settings are the user's: one file, checked once.
+    if (!existsSync(file) || found.some((f) => resolve(f.file) === resolve(file))) continue;
     const text = readFileSync(file, 'utf8');
     const hooks = await valueAt(text, ['hooks']);
     if (typeof hooks !== 'object' || hooks === null) continue;
@@ -147,87 +150,170 @@ async function hostProblems(
   return problems;
 }
 
-export async function doctorCommand(ctx: DoctorContext): Promise<number> {
+/** One line of the report; `unknown` is a check that could not be made (a host not on PATH). */
+export interface DoctorLine {
+  status: 'ok' | 'fail' | 'unknown' | 'warn';
+  detail: string;
+  /** The hook round trip's settings file, event, command and time. */
+  file?: string;
+  event?: string;
+  command?: string;
+  ms?: number;
+}
+
+export interface HostReport {
+  host: Host['name'];
+  title: string;
+  installed: boolean;
+  /** The host's version on PATH, null when it is not there. */
+  version: string | null;
+  checks: DoctorLine[];
+}
+
+/** What `cg doctor --json` prints (keys are only ever added, never renamed). */
+export interface DoctorReport {
+  ok: boolean;
+  /** Whether any integration (a hook, the proxy) is in use. */
+  installed: boolean;
+  hosts: HostReport[];
+  proxy: { used: boolean; checks: DoctorCheck[] };
+}
+
+export async function doctorCommand(ctx: DoctorContext & { json?: boolean }): Promise<number> {
+  const report = await doctorReport(ctx);
+  ctx.out(ctx.json ? `${JSON.stringify(report, null, 2)}\n` : renderDoctor(report));
+  return report.ok ? 0 : 1;
+}
+
+export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
   const home = ctx.env.HOME || homedir();
   const exec = ctx.exec ?? sh;
   const versionOf = ctx.version ?? hostVersion(ctx.env);
-  let failed = false;
-  let any = false;
-  for (const host of HOSTS) {
-    const places = await installed(host, ctx, home);
-    if (places.length === 0) {
-      ctx.out(`${host.title}: cg is not installed (cg init ${host.name})\n`);
-      continue;
-    }
-    any = true;
-    const out = versionOf(host);
-    const version = out === undefined ? undefined : host.version.parse(out);
-    ctx.out(`${host.title}${version ? ` ${version}` : ''}:\n`);
-    const say = (ok: boolean, line: string) => {
-      if (!ok) failed = true;
-      ctx.out(`  ${ok ? 'ok  ' : 'FAIL'} ${line}\n`);
-    };
-    if (version === undefined)
-      ctx.out(`  ?    ${host.version.bin} is not on PATH: its version cannot be checked\n`);
-    else
-      say(
-        newer(version, host.version.minimum),
-        `version ${version} (needs ${host.version.minimum}: ${host.version.why})`,
-      );
-    for (const inst of places) {
-      for (const event of inst.legacy) {
+  const hosts: HostReport[] = [];
+  const sandbox = await probeSandbox(ctx);
+  try {
+    for (const host of HOSTS) {
+      const places = await installed(host, ctx, home);
+      const report: HostReport = {
+        host: host.name,
+        title: host.title,
+        installed: places.length > 0,
+        version: null,
+        checks: [],
+      };
+      hosts.push(report);
+      if (places.length === 0) continue;
+      const out = versionOf(host);
+      const version = out === undefined ? undefined : host.version.parse(out);
+      report.version = version ?? null;
+      const say = (ok: boolean, detail: string, extra: Omit<DoctorLine, 'status' | 'detail'> = {}) =>
+        report.checks.push({ status: ok ? 'ok' : 'fail', detail, ...extra });
+      if (version === undefined)
+        report.checks.push({
+          status: 'unknown',
+          detail: `${host.version.bin} is not on PATH: its version cannot be checked`,
+        });
+      else
         say(
-          false,
-          `${inst.file}: an older cg entry under ${event} that no longer acts: run cg init ${host.name}${inst.scope === 'project' ? ' --project' : ''} to migrate it`,
+          newer(version, host.version.minimum),
+          `version ${version} (needs ${host.version.minimum}: ${host.version.why})`,
         );
-      }
-      for (const { event, command } of inst.commands) {
-        const r = exec(command, JSON.stringify(host.probe.payload), { ...ctx.env, CG_DISABLE: '' });
-        let answer: unknown;
-        try {
-          answer = JSON.parse(r.stdout);
-        } catch {
-          answer = undefined;
+      for (const inst of places) {
+        for (const event of inst.legacy) {
+          say(
+            false,
+            `${inst.file}: an older cg entry under ${event} that no longer acts: run cg init ${host.name}${inst.scope === 'project' ? ' --project' : ''} to migrate it`,
+          );
         }
-        const problem =
-          r.code !== 0
-            ? `exited ${r.code}`
-            : answer === undefined
-              ? 'gave no JSON answer'
-              : host.probe.check(answer);
-        say(
-          problem === undefined,
-          `${inst.file} (${event}): ${command} ${problem === undefined ? `answers as ${host.title} expects (${r.ms} ms)` : problem}`,
-        );
+        for (const { event, command } of inst.commands) {
+          const r = exec(command, JSON.stringify(host.probe.payload), sandbox.env);
+          let answer: unknown;
+          try {
+            answer = JSON.parse(r.stdout);
+          } catch {
+            answer = undefined;
+          }
+          const problem =
+            r.code !== 0
+              ? `exited ${r.code}`
+              : answer === undefined
+                ? 'gave no JSON answer'
+                : host.probe.check(answer);
+          say(
+            problem === undefined,
+            `${inst.file} (${event}): ${command} ${problem === undefined ? `answers as ${host.title} expects (${r.ms} ms)` : problem}`,
+            { file: inst.file, event, command, ms: r.ms },
+          );
+        }
+        for (const p of await hostProblems(host, inst, ctx, home)) say(false, p);
       }
-      for (const p of await hostProblems(host, inst, ctx, home)) say(false, p);
     }
+  } finally {
+    sandbox.close();
   }
-  const proxy = await proxySection(ctx);
-  if (proxy.used) any = true;
-  if (proxy.failed) failed = true;
-  if (!any) ctx.out('cg: no agent integration installed; nothing to check\n');
-  return failed ? 1 : 0;
-}
-
-/**
- * The proxy door: reported when a client points at a cg proxy or one answers. A client pointed at a
- * proxy that does not answer fails (its requests would fail); a proxy nobody uses is only a warning.
- */
-async function proxySection(ctx: DoctorContext): Promise<{ used: boolean; failed: boolean }> {
   const { proxyDoctor } = await import('../proxy/doctor.js');
   const checks = await (ctx.proxyChecks ?? proxyDoctor)({ env: ctx.env });
   const up = checks.find((c) => c.name === 'proxy')?.status === 'ok';
   const pointed = checks.some((c) => (c.name === 'claude' || c.name === 'codex') && c.status === 'ok');
-  if (!up && !pointed) {
-    ctx.out('cg proxy: not in use (cg proxy, then cg init claude --proxy)\n');
-    return { used: false, failed: false };
-  }
-  ctx.out('cg proxy:\n');
-  let failed = false;
-  for (const c of checks) {
-    if (c.status === 'fail') failed = true;
-    ctx.out(`  ${c.status === 'ok' ? 'ok  ' : c.status === 'fail' ? 'FAIL' : 'warn'} ${c.detail}\n`);
-  }
-  return { used: true, failed };
+  const proxy = { used: up || pointed, checks };
+  const failed =
+    hosts.some((h) => h.checks.some((c) => c.status === 'fail')) ||
+    (proxy.used && checks.some((c) => c.status === 'fail'));
+  return { ok: !failed, installed: proxy.used || hosts.some((h) => h.installed), hosts, proxy };
 }
+
+/**
+ * The environment the hook round trip runs in: a store and a state directory of its own, removed
+ * afterwards, so doctor's probe leaves no store entry and no run in `cg stats` (CG_STATS=0 as well,
+ * for a cg that keeps its ledger elsewhere). A Redis store the user set up is switched off for it
+ * (CG_STORE_URL=none) — only then, since an older cg would read "none" as a broken URL. The user's
+ * config still applies: a hook broken by it must still show up here.
+ */
+async function probeSandbox(ctx: DoctorContext): Promise<{ env: NodeJS.ProcessEnv; close(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'cg-doctor-'));
+  const env: NodeJS.ProcessEnv = {
+    ...ctx.env,
+    CG_DISABLE: '',
+    CG_STORE_DIR: join(dir, 'store'),
+    CG_STATE_DIR: join(dir, 'state'),
+    CG_STATS: '0',
+  };
+  if (ctx.env.CG_STORE_URL || (await configuredStoreUrl(ctx))) env.CG_STORE_URL = 'none';
+  return { env, close: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function configuredStoreUrl(ctx: DoctorContext): Promise<string | undefined> {
+  try {
+    const { loadConfig } = await import('../config.js');
+    return (await loadConfig(undefined, ctx.env, ctx.cwd, { onNote: () => undefined })).store.url;
+  } catch {
+    return undefined; // a broken config shows up in the round trip itself
+  }
+}
+
+/** The report as doctor prints it on a terminal: a block per host, then the proxy. */
+export function renderDoctor(report: DoctorReport): string {
+  let text = '';
+  for (const h of report.hosts) {
+    if (!h.installed) {
+      text += `${h.title}: cg is not installed (cg init ${h.host})\n`;
+      continue;
+    }
+    text += `${h.title}${h.version ? ` ${h.version}` : ''}:\n`;
+    for (const c of h.checks) text += `  ${MARK[c.status]} ${c.detail}\n`;
+  }
+  if (!report.proxy.used) text += 'cg proxy: not in use (cg proxy, then cg init claude --proxy)\n';
+  else {
+    text += 'cg proxy:\n';
+    for (const c of report.proxy.checks) text += `  ${MARK[c.status]} ${c.detail}\n`;
+  }
+  if (!report.installed) text += 'cg: no agent integration installed; nothing to check\n';
+  return text;
+}
+
+const MARK: Record<DoctorLine['status'], string> = {
+  ok: 'ok  ',
+  fail: 'FAIL',
+  unknown: '?   ',
+  warn: 'warn',
+};

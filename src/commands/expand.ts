@@ -1,8 +1,9 @@
 /**
  * `cg expand KEY…`: gives back stashed originals. One key prints the original byte for byte;
  * several print one labelled section each. --lines A-B and --grep REGEX take a slice of a large
- * original (see store/slice.ts). Its own output is never rewritten by cg. A missing key says plainly
- * that re-running the command is the way back (exit 1).
+ * original (see store/slice.ts); a range that starts past the original's end says how many lines
+ * it has (exit 1), never an empty success. Its own output is never rewritten by cg. A missing key
+ * says plainly that re-running the command is the way back (exit 1).
  *
  * Keys on the command line are read strictly: an argument that is not a key or marker is a usage
  * error. Text on stdin is read the way an agent pipes it — every marker in it is expanded and the
@@ -14,10 +15,17 @@ import { loadConfig } from '../config.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { readStdin, writeOut } from '../io.js';
 import { type ExpandRecord, recordExpands } from '../stats/index.js';
-import { parseKeys } from '../store/marker.js';
+import { parseKeys, shownToken } from '../store/marker.js';
 import { missMessage } from '../store/miss.js';
 import { openStore } from '../store/open.js';
-import { compileGrep, type LineRange, type LineTest, parseLineRange, sliceOriginal } from '../store/slice.js';
+import {
+  compileGrep,
+  type LineRange,
+  type LineTest,
+  parseLineRange,
+  rangeProblem,
+  sliceOriginal,
+} from '../store/slice.js';
 import { readEntry } from '../store/store.js';
 
 export interface ExpandFlags {
@@ -104,6 +112,8 @@ export async function expandCommand(args: readonly string[], flags: ExpandFlags)
   const out = new ChunkedOut();
   const records: ExpandRecord[] = [];
   const missing: string[] = [];
+  /** Keys whose original ends before --lines starts. */
+  const beyond: string[] = [];
   let matched = 0;
   const several = keys.length > 1;
   for (let i = 0; i < keys.length; i += WINDOW) {
@@ -117,6 +127,12 @@ export async function expandCommand(args: readonly string[], flags: ExpandFlags)
         continue;
       }
       const bytes = found.bytes;
+      const outside = range ? rangeProblem(bytes.toString('utf8'), range) : undefined;
+      if (outside) {
+        beyond.push(several ? `${key}: ${outside}` : outside);
+        records.push({ key, hit: true, bytes: 0, storeDir: store.dir, tokenizer: config.tokenizer });
+        continue;
+      }
       const body =
         range || grep ? Buffer.from(sliceOriginal(bytes.toString('utf8'), range, grep), 'utf8') : bytes;
       if (body.length > 0) matched++;
@@ -139,12 +155,12 @@ export async function expandCommand(args: readonly string[], flags: ExpandFlags)
   }
   await out.flush();
   await recordExpands(records);
-  if (missing.length > 0) {
-    process.stderr.write(missing.map((line) => `cg: ${line}\n`).join(''));
+  if (missing.length > 0 || beyond.length > 0) {
+    process.stderr.write([...missing, ...beyond].map((line) => `cg: ${line}\n`).join(''));
     return 1;
   }
   if (grep && matched === 0) {
-    process.stderr.write(`cg: no line matches ${JSON.stringify(flags.grep)}\n`);
+    process.stderr.write(`cg: no line matches ${shownToken(flags.grep ?? '')}\n`);
     return 1;
   }
   return 0;

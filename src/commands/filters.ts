@@ -1,12 +1,11 @@
 /**
  * `cg filters ACTION`: look at, check and consent to declarative filters.
- *   list                      every usable filter in selection order: name, priority, source, description
+ *   list [--json|--names]     every usable filter in selection order: name, priority, source,
+ *                             description (filters-list.ts)
  *   show NAME                 the filter's YAML
- *   verify [--require-all] [FILE...]
- *                             run inline tests (of FILEs, or of every loaded filter incl. builtins);
- *                             `FAIL [filter] test` blocks with expected and actual, then exactly
- *                             `N passed, M failed`; exit 1 on any failure (--require-all: also for a
- *                             filter without tests)
+ *   verify [--require-all] [--json] [FILE...]
+ *                             run inline tests (of FILEs, or of every loaded filter incl. builtins;
+ *                             filters-verify.ts); exit 1 on any failure
  *   test NAME [FILE|-]        what the filter does to an input: the output on stdout, a summary of
  *                             what it dropped on stderr
  *   trust / untrust           the same as `cg trust` / `cg trust --untrust`: consent (or withdraw it)
@@ -17,21 +16,25 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { compileFilter } from '../dsl/compile.js';
-import { readFilterFile } from '../dsl/parse.js';
-import { loadRe2 } from '../dsl/regex.js';
+import { didYouMean } from '../config/nearest.js';
 import { type FilterSourceOptions, type LoadedFilters, loadFilters } from '../dsl/registry.js';
 import { splitLines, stripAnsiText } from '../dsl/stages.js';
 import type { CompiledFilter } from '../dsl/types.js';
-import { formatFailure, runTests } from '../dsl/verify.js';
 import { UsageError } from '../errors.js';
 import type { Presence } from '../trust/person.js';
+import { FILTER_ACTIONS } from './actions.js';
+import { listFilters } from './filters-list.js';
+import { filtersOfFiles, verifyFilters } from './filters-verify.js';
 import { trustCommand } from './trust.js';
 
 export interface FiltersFlags {
   requireAll?: boolean;
   /** A filter file tried before all others (as for compress). */
   filters?: string;
+  /** list, verify: one JSON object instead of text. */
+  json?: boolean;
+  /** list: the names alone, one a line. */
+  names?: boolean;
 }
 
 export interface FiltersIO {
@@ -43,9 +46,11 @@ export interface FiltersIO {
   stdin: () => Promise<string>;
   /** Who runs the command, for `trust` (see commands/trust.ts); this process when not given. */
   presence?: Presence;
+  /** The terminal's width when stdout is one (list fits its lines to it). */
+  columns?: number;
 }
 
-export const FILTER_ACTIONS = ['list', 'show', 'verify', 'test', 'trust', 'untrust'] as const;
+export { FILTER_ACTIONS };
 
 export async function filtersCommand(
   action: string,
@@ -65,15 +70,31 @@ export async function filtersCommand(
   switch (action) {
     case 'list':
       arity(0, 0, 'list');
-      return list(await loaded(opts, io), io);
+      io.out(
+        listFilters(await loaded(opts, io), {
+          cwd: io.cwd,
+          ...(flags.json ? { json: true } : {}),
+          ...(flags.names ? { names: true } : {}),
+          ...(io.columns !== undefined ? { columns: io.columns } : {}),
+        }),
+      );
+      return 0;
     case 'show': {
       arity(1, 1, 'show NAME');
       const f = find(await loaded(opts, io), args[0]!);
       io.out(`# ${f.source}${f.sourceKind === 'builtin' ? ' (builtin)' : ''}\n${f.yaml}`);
       return 0;
     }
-    case 'verify':
-      return verify(args, flags, opts, io);
+    case 'verify': {
+      const l = args.length > 0 ? undefined : await loaded(opts, io);
+      const filters = l ? l.filters : await filtersOfFiles(args, io.cwd);
+      return verifyFilters(filters, l, {
+        cwd: io.cwd,
+        out: io.out,
+        ...(flags.requireAll ? { requireAll: true } : {}),
+        ...(flags.json ? { json: true } : {}),
+      });
+    }
     case 'test': {
       arity(1, 2, 'test NAME [FILE|-]');
       const f = find(await loaded(opts, io), args[0]!);
@@ -89,7 +110,9 @@ export async function filtersCommand(
       arity(0, 0, 'untrust');
       return trustCommand({ untrust: true }, io);
     default:
-      throw new UsageError(`filters: unknown action "${action}" (expected ${FILTER_ACTIONS.join(', ')})`);
+      throw new UsageError(
+        `filters: unknown action "${action}"${didYouMean(action, FILTER_ACTIONS)} (expected ${FILTER_ACTIONS.join(', ')})`,
+      );
   }
 }
 
@@ -101,81 +124,29 @@ async function loaded(opts: FilterSourceOptions, io: FiltersIO): Promise<LoadedF
 
 function find(l: LoadedFilters, name: string): CompiledFilter {
   const f = l.filters.find((x) => x.name === name);
-  if (!f) throw new UsageError(`no filter named "${name}" (see cg filters list)`);
+  const names = l.filters.map((x) => x.name);
+  if (!f) throw new UsageError(`no filter named "${name}"${didYouMean(name, names)} (see cg filters list)`);
   return f;
 }
+
+/** What an errno means to a person, for the errors an input file gives most. */
+const READ_ERRORS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EISDIR: 'it is a directory',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+};
 
 function readInput(path: string, shown: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new UsageError(
-      `cannot read ${shown}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = (code && READ_ERRORS[code]) ?? (err as Error).message;
+    throw new UsageError(`filters test: cannot read ${shown}: ${why}`);
   }
-}
-
-function list(l: LoadedFilters, io: FiltersIO): number {
-  if (l.filters.length === 0) {
-    io.out('no filters\n');
-    return 0;
-  }
-  const rows = [
-    ['NAME', 'PRIORITY', 'SOURCE', 'DESCRIPTION'],
-    ...l.filters.map((f) => [f.name, String(f.priority), `${f.sourceKind}: ${f.source}`, f.description]),
-  ];
-  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) {
-    io.out(
-      `${r
-        .map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c))
-        .join('  ')
-        .trimEnd()}\n`,
-    );
-  }
-  for (const o of l.overridden) {
-    io.out(`(${o.filter.name} from ${o.filter.source} is overridden by ${o.by.source})\n`);
-  }
-  return 0;
-}
-
-async function verify(
-  files: readonly string[],
-  flags: FiltersFlags,
-  opts: FilterSourceOptions,
-  io: FiltersIO,
-): Promise<number> {
-  let filters: CompiledFilter[];
-  if (files.length > 0) {
-    await loadRe2();
-    filters = [];
-    for (const file of files) {
-      for (const def of await readFilterFile(resolve(io.cwd, file), file)) {
-        filters.push(compileFilter(def, { kind: 'file', eager: true }));
-      }
-    }
-  } else {
-    filters = (await loaded(opts, io)).filters;
-  }
-  let passed = 0;
-  let failed = 0;
-  for (const f of filters) {
-    if (f.tests.length === 0 && flags.requireAll) {
-      failed++;
-      io.out(`FAIL [${f.name}] (no inline tests)\n  ${f.source}; --require-all needs at least one test\n\n`);
-      continue;
-    }
-    for (const o of runTests(f)) {
-      if (o.ok) {
-        passed++;
-        continue;
-      }
-      failed++;
-      io.out(`${formatFailure(o)}\n`);
-    }
-  }
-  io.out(`${passed} passed, ${failed} failed\n`);
-  return failed > 0 ? 1 : 0;
 }
 
 function tryFilter(f: CompiledFilter, input: string, io: FiltersIO): number {

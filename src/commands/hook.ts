@@ -46,9 +46,9 @@ export async function hookAnswer(
   const env = deps.env ?? process.env;
   try {
     if (env.CG_DISABLE === '1') return undefined;
-    const parsed: unknown = JSON.parse(payload);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
-    const p = parsed as Record<string, unknown>;
+    const parsed = parsePayload(payload, deps.debug);
+    if (!parsed) return undefined;
+    const p = parsed;
     const event = p.hook_event_name;
     const cwd = typeof p.cwd === 'string' && p.cwd !== '' ? p.cwd : process.cwd();
     const session = typeof p.session_id === 'string' && p.session_id !== '' ? p.session_id : undefined;
@@ -66,18 +66,57 @@ export async function hookAnswer(
         import('../hosts/index.js'),
       ]);
       const result = readToolResult(p);
-      return result ? await replacementAnswer(toolShapes(host), result, common) : undefined;
+      if (!result) {
+        const lacks = typeof p.tool_name !== 'string' ? 'tool_name (a string)' : 'tool_response';
+        deps.debug?.(`left alone: the ${String(event)} payload has no ${lacks}`);
+        return undefined;
+      }
+      return await replacementAnswer(toolShapes(host), result, common);
     }
     if (host === 'codex' && event === 'PreToolUse') {
       const { codexRewrite } = await import('../hook/codex-rewrite.js');
       return await codexRewrite(p, { ...common, ...deps, cwd, env });
     }
-    deps.debug?.(`left alone: cg does not act on ${String(event)} for ${host}`);
+    if (deps.debug) deps.debug(`left alone: ${await unansweredEvent(host, event)}`);
     return undefined;
   } catch (err) {
     deps.debug?.(`internal problem, call left alone: ${err instanceof Error ? err.message : String(err)}`);
     return undefined;
   }
+}
+
+/** The payload as a JSON object, or undefined (and why, to debug) when it is not one. */
+function parsePayload(
+  payload: string,
+  debug: ((line: string) => void) | undefined,
+): Record<string, unknown> | undefined {
+  if (payload.trim() === '') {
+    debug?.('left alone: no payload on stdin (the host sends one JSON object per call)');
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch (err) {
+    debug?.(`left alone: the payload is not JSON (${(err as Error).message})`);
+    return undefined;
+  }
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+    return parsed as Record<string, unknown>;
+  debug?.(
+    `left alone: the payload is ${Array.isArray(parsed) ? 'a JSON array' : `JSON ${typeof parsed}`}, not an object`,
+  );
+  return undefined;
+}
+
+/** Why an event gets no answer: what the payload lacked, or which events this host's hook answers. */
+async function unansweredEvent(host: HostName, event: unknown): Promise<string> {
+  const { hostNamed } = await import('../hosts/index.js');
+  const answered = [...new Set(hostNamed(host)?.entries.map((e) => e.event) ?? [])].join(' or ');
+  if (event === undefined) return `the payload has no hook_event_name (cg hook ${host} answers ${answered})`;
+  if (typeof event !== 'string')
+    return `the payload's hook_event_name is not a string (cg hook ${host} answers ${answered})`;
+  return `cg hook ${host} answers ${answered}, not ${event}`;
 }
 
 /** `cg hook` arguments after the host: `--mcp-tool NAME` or `--mcp-tool=NAME`; undefined when bad. */

@@ -2,13 +2,15 @@
  * `cg mcp`: runs cg as a stdio MCP server (tools cg_expand, cg_compress, cg_stats; see mcp/tools.ts)
  * until the client closes stdin. Markers it writes carry a hint naming the cg_expand tool instead of
  * the shell command, unless the config sets its own `store.hint`. Its work is recorded in the stats
- * ledger under one session: $CG_SESSION, else an id made up at start (`mcp-…`).
+ * ledger under one session: $CG_SESSION, else an id made up at start (`mcp-…`). Started at a
+ * terminal (stdin a TTY) it serves nothing: it says how to register it with a client, exit 2.
  */
 import { type CgConfig, loadConfig } from '../config.js';
 import { createFilterSource } from '../dsl/registry.js';
 import { newTally } from '../mcp/stats.js';
 import { DEFAULT_HINT } from '../store/marker.js';
 import { openStore } from '../store/open.js';
+import { isTerminal } from '../terminal.js';
 
 declare const CG_VERSION: string;
 
@@ -27,6 +29,14 @@ export function mcpConfig(config: CgConfig): CgConfig {
 }
 
 export async function mcpCommand(flags: McpFlags, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  if (isTerminal(0)) {
+    const [{ mcpUsage }, { selfCommand }] = await Promise.all([
+      import('./terminal-stdin.js'),
+      import('./init.js'),
+    ]);
+    process.stderr.write(mcpUsage(selfCommand()));
+    return 2;
+  }
   const config = mcpConfig(await loadConfig(flags.config, env));
   const session = env.CG_SESSION || `mcp-${Date.now().toString(36)}-${process.pid.toString(36)}`;
   const { serveMcp } = await import('../mcp/server.js');

@@ -11,7 +11,8 @@
  *
  * The output is held in memory, at most SPOOL_CAP bytes, for compaction. It streams through raw,
  * as it comes, instead: from the start when it goes out raw anyway (--raw, CG_DISABLE=1, a regular
- * file a person redirected to), from the moment the config turns out broken, and from the moment
+ * file a person redirected to: said in one stderr line, unless --quiet, and a broken config is still
+ * reported), from the moment the config turns out broken, and from the moment
  * it outgrows the cap (what was held goes first, so the reader still gets every byte).
  */
 import type { CgConfig } from '../config.js';
@@ -29,7 +30,7 @@ import {
   recordReport,
   terminalFooter,
 } from './compress.js';
-import { rawOutputReason } from './raw-output.js';
+import { rawOutputNotice, rawOutputReason } from './raw-output.js';
 
 export interface RunFlags extends CompressFlags {
   shell?: string;
@@ -72,7 +73,8 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
     return started.code;
   }
   const { capture } = started;
-  const prepared = raw === undefined ? prepare(flags) : undefined;
+  // Checked when output goes raw too (CG_DISABLE=1 aside): a typo is a problem wherever stdout points.
+  const prepared = process.env.CG_DISABLE !== '1' ? prepare(flags) : undefined;
   // A broken config means raw output: let it flow now rather than after the command ends.
   void prepared?.then((p) => {
     if ('problem' in p) capture.stream();
@@ -93,7 +95,10 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
   process.exitCode = code;
 
   if (raw !== undefined) {
-    if (flags.verbose || flags.explain) warn(raw);
+    const notice = capture.bytes > 0 ? rawOutputNotice(raw, flags) : undefined;
+    if (notice) warn(notice);
+    const problem = await prepared;
+    if (problem && 'problem' in problem) warn(problem.problem);
     return code;
   }
   const ready = await prepared!;

@@ -9,8 +9,9 @@
  */
 import { UsageError } from '../errors.js';
 import { type PruneResult, type Store, StoreActionError, type StoreInfo } from '../store/store.js';
+import { STORE_ACTIONS } from './actions.js';
 
-export const STORE_ACTIONS = ['path', 'info', 'prune', 'clear'] as const;
+export { STORE_ACTIONS };
 
 export interface StoreCommandOptions {
   json?: boolean;

@@ -9,7 +9,8 @@
  * `cg filters trust|untrust` are the same command. Consent is a person's (trust/person.ts): without
  * a terminal, or inside an agent host's tool call, trusting is refused with exit 2 — a usage error,
  * like any command run where it cannot work: nothing failed, and running it the same way again
- * never will. Looking (`--show`) and withdrawing (`--untrust`) work anywhere.
+ * never will. Looking (`--show`) and withdrawing (`--untrust`) work anywhere. `--show --json`
+ * prints the same report as one object (TrustShow).
  */
 import { relative } from 'node:path';
 import { type CgConfig, parseConfigText, STORE_CONFIG_DEFAULTS } from '../config.js';
@@ -33,6 +34,8 @@ import {
 export interface TrustFlags {
   show?: boolean;
   untrust?: boolean;
+  /** With --show: the report as JSON (TrustShow). */
+  json?: boolean;
 }
 
 export interface TrustIO {
@@ -53,7 +56,8 @@ export async function trustCommand(flags: TrustFlags, io: TrustIO): Promise<numb
     io.out(removed ? `${root} is no longer trusted\n` : `${root} was not trusted\n`);
     return 0;
   }
-  if (flags.show) return show(io);
+  if (flags.json && !flags.show) throw new UsageError('trust: --json goes with --show');
+  if (flags.show) return show(io, !!flags.json);
   // Before anything is read: an agent's tool call gets nothing out of trying.
   const why = whyNoPerson(io.presence ?? (await processPresence(io.env)));
   if (why) throw new UsageError(`trust: ${why}`);
@@ -79,35 +83,79 @@ async function checkContents(contents: ProjectContents): Promise<{ config?: CgCo
   return { ...(config ? { config } : {}), filters };
 }
 
-async function show(io: TrustIO): Promise<number> {
+/** What `cg trust --show --json` prints (keys are only ever added, never renamed). */
+export interface TrustShow {
+  /** The project directory, or null when there is none here. */
+  project: string | null;
+  /** Its cg files, relative to the working directory. */
+  files: string[];
+  status: 'none' | 'trusted' | 'untrusted' | 'changed' | 'unusable';
+  trustedAt: string | null;
+  /** Why the files cannot be used whatever the trust record says (status unusable), else null. */
+  reason: string | null;
+  /** Why the files cannot be trusted as they are (a file that fails its checks), else null. */
+  problem: string | null;
+  /** What the config sets (trusted) or would set (otherwise) that matters: grantsOf. */
+  grants: string[];
+}
+
+async function showReport(io: TrustIO): Promise<TrustShow> {
   const t = projectTrust(io.cwd, io.env);
   if (t.status === 'none') {
+    return {
+      project: null,
+      files: [],
+      status: 'none',
+      trustedAt: null,
+      reason: null,
+      problem: null,
+      grants: [],
+    };
+  }
+  const report: TrustShow = {
+    project: t.project.root,
+    files: filesOf(t.project, io.cwd),
+    status: t.status,
+    trustedAt: t.status === 'trusted' ? t.trustedAt : null,
+    reason: t.status === 'unusable' ? t.reason : null,
+    problem: null,
+    grants: [],
+  };
+  // What trusting would allow, read (bounded, links refused) for review; a file that fails says why.
+  try {
+    const { config } = await checkContents(readProjectContents(t.project, io.cwd));
+    if (config) report.grants = grantsOf(config);
+  } catch (err) {
+    report.problem = (err as Error).message;
+  }
+  return report;
+}
+
+async function show(io: TrustIO, json: boolean): Promise<number> {
+  const r = await showReport(io);
+  if (json) {
+    io.out(`${JSON.stringify(r, null, 2)}\n`);
+    return 0;
+  }
+  if (r.status === 'none') {
     io.out(`${NOTHING_HERE}\n`);
     return 0;
   }
-  const p = t.project;
-  io.out(`project ${p.root}\n`);
-  for (const f of filesOf(p, io.cwd)) io.out(`  ${f}\n`);
+  io.out(`project ${r.project}\n`);
+  for (const f of r.files) io.out(`  ${f}\n`);
   const status =
-    t.status === 'trusted'
-      ? `trusted (since ${t.trustedAt})`
-      : t.status === 'changed'
+    r.status === 'trusted'
+      ? `trusted (since ${r.trustedAt})`
+      : r.status === 'changed'
         ? 'not trusted: the files changed since they were trusted'
-        : t.status === 'unusable'
-          ? `not usable: ${t.reason}`
+        : r.status === 'unusable'
+          ? `not usable: ${r.reason}`
           : 'not trusted';
   io.out(`status: ${status}\n`);
-  // What trusting would allow, read (bounded, links refused) for review; a file that fails says why.
-  try {
-    const { config } = await checkContents(readProjectContents(p, io.cwd));
-    if (config)
-      writeGrants(
-        config,
-        t.status === 'trusted' ? 'its config sets' : 'trusting it would let its config set',
-        io,
-      );
-  } catch (err) {
-    io.out(`cannot be trusted as it is: ${(err as Error).message}\n`);
+  if (r.problem !== null) io.out(`cannot be trusted as it is: ${r.problem}\n`);
+  else if (r.grants.length > 0) {
+    io.out(`${r.status === 'trusted' ? 'its config sets' : 'trusting it would let its config set'}:\n`);
+    for (const g of r.grants) io.out(`  ${g}\n`);
   }
   return 0;
 }

@@ -43,6 +43,8 @@ const CONFIG = section({
 });
 export type CmdfilterConfig = ConfigOf<typeof CONFIG>;
 const BYTES_PER_TOKEN = 4;
+/** Tries with cut budgets before a rewrite over max_tokens is left to the later stages. */
+const RETRIES = 4;
 
 export const cmdfilter: OutputComponent<CmdfilterConfig> = {
   name: 'cmdfilter',
@@ -64,11 +66,26 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
       return { kind: 'skip', gate: 'under min_tokens' };
     const filter = await ctx.filters.select(o.command, o.text, { exclude: cfg.disabled });
     if (!filter) return { kind: 'skip', gate: 'no filter matches' };
-    const r = filter.run(o.text);
+    // Counted as fold counts its max_tokens: an output this filter leaves whole as small (ls -l's
+    // columns) is one fold leaves alone too, never one it templates.
+    if (filter.minTokens !== undefined && !(await ctx.tokens.exceeds(o.text, filter.minTokens - 1)))
+      return { kind: 'skip', gate: `under filter ${filter.name}'s min_tokens` };
+    const memo = {};
+    let r = filter.run(o.text, { memo });
     if (r.loss === 'none' || r.text === o.text)
       return { kind: 'skip', gate: `filter ${filter.name} changed nothing` };
     // Counted, not estimated: diffs and code run 3 bytes a token, so 4 would let 30 % more through.
-    const final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));
+    let final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));
+    // A filter's budgets are characters, the ceiling tokens: a rewrite denser than the budgets
+    // assumed (a tree of short path names runs 2.5 characters a token) tries again with them cut
+    // to the ratio, so it keeps its own shape instead of going to fold's templates.
+    for (let attempt = 0; !final && attempt < RETRIES; attempt++) {
+      const cap = Math.floor((r.text.length * cfg.max_tokens * 0.9) / (await ctx.tokens.count(r.text)));
+      const again = filter.run(o.text, { cap, memo });
+      if (again.loss === 'none' || again.text === r.text) break;
+      r = again;
+      final = !(await ctx.tokens.exceeds(r.text, cfg.max_tokens));
+    }
     if (r.loss === 'tail' && r.tailFrom !== undefined) {
       const kept = r.tailFrom - 1;
       const outcome: Outcome = {

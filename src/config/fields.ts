@@ -19,7 +19,7 @@
  * excerpt of what was found. A null section or list (`key:` with nothing after it) reads as empty.
  */
 import { ConfigError } from '../errors.js';
-import { nearest } from './nearest.js';
+import { didYouMean } from './nearest.js';
 
 /** How an absent key reads: as the default, as no property at all, or as an error. */
 export type Presence = 'default' | 'optional' | 'required';
@@ -111,7 +111,11 @@ export interface SectionOptions {
 
 /** A mapping of fields; absent or null reads as {}, so as its defaults. */
 export class Section<T> extends Field<T, 'default'> {
-  constructor(read: Read<T>) {
+  constructor(
+    read: Read<T>,
+    /** The keys a file may write in it. */
+    readonly keys: readonly string[] = [],
+  ) {
     super(read, (path) => read({}, path), 'default');
   }
 
@@ -126,7 +130,7 @@ export class Section<T> extends Field<T, 'default'> {
 
   override to<U>(convert: (value: T, path: string) => U): Section<U> {
     const read = this.read;
-    return new Section((raw, path) => convert(read(raw, path), path));
+    return new Section((raw, path) => convert(read(raw, path), path), this.keys);
   }
 
   override check(problem: (value: T) => string | undefined): Section<T> {
@@ -142,7 +146,7 @@ export function section<S extends Shape>(shape: S, opts: SectionOptions = {}): S
     for (const k of Object.keys(m)) {
       const refusal = opts.refused && Object.hasOwn(opts.refused, k) ? opts.refused[k] : undefined;
       if (refusal !== undefined) throw new ConfigError(join(path, k), refusal);
-      if (!known.includes(k)) throw unknownKey(join(path, k), k, known, opts.noun ?? 'key');
+      if (!known.includes(k)) throw unknownKey(join(path, shownKey(k)), k, known, opts.noun ?? 'key');
     }
     const out: Record<string, unknown> = {};
     for (const { prop, key, f } of entries) {
@@ -152,7 +156,23 @@ export function section<S extends Shape>(shape: S, opts: SectionOptions = {}): S
       if (value !== undefined || f.presence !== 'optional') out[prop] = value;
     }
     return out as ShapeValue<S>;
-  });
+  }, known);
+}
+
+/** Characters of an unknown key an error shows: a key is a name, not a place for the file's content. */
+const KEY_SHOWN = 40;
+
+/**
+ * An unknown key as an error's path shows it: control characters escaped, cut to a short excerpt.
+ * A file that is not a config at all can hold its secrets in its keys (`/etc/shadow` reads as YAML
+ * whose first key is root's password hash).
+ */
+export function shownKey(key: string): string {
+  const clean = key.replace(
+    /[\u0000-\u001f\u007f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+  return clean.length > KEY_SHOWN ? `${clean.slice(0, KEY_SHOWN)}…` : clean;
 }
 
 /** A list of one kind of item, each read at `path[i]`; absent or null is the empty list. */
@@ -175,7 +195,7 @@ export function record<T>(
     const out: Record<string, T> = {};
     for (const [name, v] of Object.entries(m)) {
       const reason = opts.badName?.(name);
-      if (reason !== undefined) throw new ConfigError(join(path, name), reason);
+      if (reason !== undefined) throw new ConfigError(join(path, shownKey(name)), reason);
       // defineProperty: a name such as __proto__ stays a plain key, never the object's prototype.
       Object.defineProperty(out, name, {
         value: item.read(v, join(path, name)),
@@ -217,10 +237,11 @@ export function string(): Field<string, 'required'> {
 }
 
 export function oneOf<const T extends string>(choices: readonly T[]): Field<T, 'required'> {
-  return scalar(
-    (v) => typeof v === 'string' && (choices as readonly string[]).includes(v),
-    `expected one of ${choices.join(', ')}`,
-  );
+  return field((raw, path) => {
+    if (typeof raw === 'string' && (choices as readonly string[]).includes(raw)) return raw as T;
+    const near = typeof raw === 'string' ? didYouMean(raw, choices) : '';
+    throw new ConfigError(path, `expected one of ${choices.join(', ')}, got ${describe(raw)}${near}`);
+  });
 }
 
 /** A value read by a function of its own (it throws ConfigError at the path it is given). */
@@ -267,8 +288,7 @@ function mapping(raw: unknown, path: string, what = 'a mapping'): Record<string,
 }
 
 function unknownKey(path: string, key: string, known: readonly string[], noun: string): ConfigError {
-  const near = nearest(key, known);
-  const suggestion = near ? ` (did you mean ${near}?)` : '';
+  const suggestion = didYouMean(key, known);
   return new ConfigError(
     path,
     `unknown ${noun}${suggestion}${known.length ? ` (known: ${known.join(', ')})` : ''}`,

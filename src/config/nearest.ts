@@ -1,24 +1,37 @@
 /**
- * "Did you mean …?" for a mistyped name: the known name within edit distance 2 of the typo, the
- * nearest first (ties go to the earlier name, so the suggestion is stable), or none when nothing is
- * that close — a wild guess would mislead more than it helps. The distance counts a swap of two
- * neighbours as one edit (`ttl_dyas` is one edit from `ttl_days`), as commander's own suggestions
- * do; the command-line router suggests with it too.
+ * "Did you mean …?" for a mistyped name — one rule for every name cg knows (config keys, commands,
+ * hosts, presets, components, filters, actions): the known names within edit distance 2 of the
+ * typo that leave more than half of the longer word unchanged, the nearest first (ties go to the
+ * earlier name, so the suggestion is stable), or none when nothing is that close — a wild guess
+ * would mislead more than it helps. The distance counts a swap of two neighbours as one edit
+ * (`ttl_dyas` is one edit from `ttl_days`), as commander's own suggestions do.
  */
 
 const MAX_DISTANCE = 2;
 
-export function nearest(word: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
+/** Every known name at the smallest distance in reach, in the order given; [] when none is. */
+export function nearestNames(word: string, known: readonly string[]): string[] {
+  let best: string[] = [];
   let bestDistance = MAX_DISTANCE + 1;
   for (const name of known) {
     const d = editDistance(word, name);
+    if (d * 2 >= Math.max(word.length, name.length)) continue;
     if (d < bestDistance) {
       bestDistance = d;
-      best = name;
-    }
+      best = [name];
+    } else if (d === bestDistance && !best.includes(name)) best.push(name);
   }
   return best;
+}
+
+export function nearest(word: string, known: readonly string[]): string | undefined {
+  return nearestNames(word, known)[0];
+}
+
+/** ` (did you mean X?)` or ` (did you mean X or Y?)` for a message, or '' when nothing is near. */
+export function didYouMean(word: string, known: readonly string[]): string {
+  const names = nearestNames(word, known);
+  return names.length === 0 ? '' : ` (did you mean ${names.join(' or ')}?)`;
 }
 
 /** Optimal-string-alignment distance: insertions, deletions, substitutions and adjacent swaps. */

@@ -21,8 +21,10 @@ import {
   type RunRule,
   type SectionRule,
 } from './block-stages.js';
+import { DECODERS } from './decoders/index.js';
 import { compileRegex, mayMatch, type PatternSite } from './regex.js';
 import type { FilterDef, FilterSpec } from './schema.js';
+import { hasShape } from './shapes.js';
 import {
   classify,
   type Doc,
@@ -39,6 +41,7 @@ import {
   stripAnsi,
   truncateLines,
 } from './stages.js';
+import { pathTree, type TreeRule } from './tree-stage.js';
 import type { CompiledFilter, FilterResult, FilterSourceKind } from './types.js';
 
 export interface CompileOptions {
@@ -52,11 +55,25 @@ type Site = (field: string) => PatternSite;
 export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFilter {
   const { spec, file } = def;
   const site: Site = (field) => ({ file, path: `filters.${spec.name}.${field}` });
+  // A run's line model, by the caller's memo: cmdfilter runs a filter again on the same text with
+  // a smaller budget, and a stage may keep what it read of the same lines (path_tree's entries).
+  // Held by the memo only, so nothing outlives the caller's run.
+  const docs = new WeakMap<object, { text: string; doc: Doc }>();
+  const lines = (text: string, memo: object | undefined) => {
+    if (memo === undefined) return splitLines(text);
+    let known = docs.get(memo);
+    if (known?.text !== text) {
+      known = { text, doc: splitLines(text) };
+      docs.set(memo, known);
+    }
+    return known.doc;
+  };
   if (opts.eager) for (const [pattern, field] of patternsOf(spec)) compileRegex(pattern, site(field));
   return {
     name: spec.name,
     description: spec.description,
     priority: spec.priority,
+    ...(spec.min_tokens !== undefined ? { minTokens: spec.min_tokens } : {}),
     sourceKind: opts.kind,
     source: file,
     // Getters: a builtin's tests and YAML are read from disk only when asked for (show, verify).
@@ -66,8 +83,10 @@ export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFil
     get yaml() {
       return def.yaml;
     },
-    matches: (s) => mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s),
-    run: (text) => runSpec(spec, site, text),
+    matches: (s) =>
+      (mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s)) ||
+      (spec.shape !== undefined && hasShape(spec.shape, s)),
+    run: (text, opts = {}) => runSpec(spec, site, text, opts.cap, lines(text, opts.memo)),
   };
 }
 
@@ -90,6 +109,12 @@ export function patternsOf(spec: FilterSpec): [string, string][] {
   if (blocks) {
     out.push([blocks.start, 'dedupe_blocks.start']);
     if (blocks.location !== undefined) out.push([blocks.location, 'dedupe_blocks.location']);
+  }
+  const tree = spec.path_tree;
+  if (tree) {
+    out.push([tree.entry, 'path_tree.entry']);
+    if (tree.dir !== undefined) out.push([tree.dir, 'path_tree.dir']);
+    if (tree.header !== undefined) out.push([tree.header, 'path_tree.header']);
   }
   spec.limit_runs.forEach((r, i) => {
     out.push([r.pattern, `limit_runs[${i}].pattern`]);
@@ -150,16 +175,40 @@ interface Shaped {
   runsKept?: number;
 }
 
-/** Stages 7 and 8: limit_runs, group_lines (each only when set). */
-function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped: Shaped } {
+/** A character budget under the caller's cap (cmdfilter's next try under its token ceiling). */
+function capped<T extends number | undefined>(chars: T, cap: number | undefined): T {
+  return (chars === undefined || cap === undefined ? chars : Math.max(1, Math.min(chars, cap))) as T;
+}
+
+/** Stages 7 and 8: path_tree, limit_runs, group_lines (each only when set). */
+function runStages(
+  spec: FilterSpec,
+  site: Site,
+  start: Doc,
+  cap: number | undefined,
+): { doc: Doc; shaped: Shaped } {
   let doc = start;
   const shaped: Shaped = {};
   const m = (pattern: string, field: string) => lineMatcher(pattern, site, field);
+  const tree = spec.path_tree;
+  if (tree) {
+    const rule: TreeRule = {
+      entry: m(tree.entry, 'path_tree.entry'),
+      path: tree.path,
+      maxChars: capped(tree.max_chars, cap),
+      key: JSON.stringify([tree.entry, tree.path, tree.size, tree.dir, tree.header]),
+    };
+    if (tree.size !== undefined) rule.size = tree.size;
+    if (tree.dir !== undefined) rule.dir = m(tree.dir, 'path_tree.dir');
+    if (tree.header !== undefined) rule.header = m(tree.header, 'path_tree.header');
+    if (tree.totals) rule.totals = true;
+    doc = pathTree(doc, rule);
+  }
   if (spec.limit_runs.length > 0) {
     const rules = spec.limit_runs.map(
       (r, i): RunRule => ({ matches: m(r.pattern, `limit_runs[${i}].pattern`), head: r.head, tail: r.tail }),
     );
-    const r = limitRuns(doc, rules, spec.runs_max_chars);
+    const r = limitRuns(doc, rules, capped(spec.runs_max_chars, cap));
     doc = r.doc;
     if (r.kept !== undefined) shaped.runsKept = r.kept;
   }
@@ -177,7 +226,7 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped
       if (g.continued !== undefined) rule.continued = m(g.continued, `group_lines[${i}].continued`);
       return rule;
     });
-    const g = groupLines(doc, rules, spec.group_max_chars);
+    const g = groupLines(doc, rules, capped(spec.group_max_chars, cap));
     doc = g.doc;
     if (g.capped !== undefined) shaped.itemCap = g.capped;
   }
@@ -185,10 +234,16 @@ function runStages(spec: FilterSpec, site: Site, start: Doc): { doc: Doc; shaped
 }
 
 /** The 12 stages in order (see types.ts); a match_output hit short-circuits everything after it. */
-function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
-  const start = splitLines(input);
+function runSpec(
+  spec: FilterSpec,
+  site: Site,
+  input: string,
+  cap: number | undefined,
+  start: Doc,
+): FilterResult {
   const total = start.lines.length;
   let doc: Doc = start;
+  if (spec.decode !== undefined) doc = DECODERS[spec.decode](doc);
   if (spec.strip_ansi) doc = stripAnsi(doc);
 
   if (spec.replace.length > 0) {
@@ -226,7 +281,7 @@ function runSpec(spec: FilterSpec, site: Site, input: string): FilterResult {
     const res = list.flatMap((p, i) => (mayMatch(p, blob) ? [compileRegex(p, site(`${field}[${i}]`))] : []));
     doc = filterLines(doc, (line) => res.some((re) => re.test(line)), spec.keep_lines_matching !== undefined);
   }
-  const staged = runStages(spec, site, doc);
+  const staged = runStages(spec, site, doc, cap);
   doc = staged.doc;
   if (spec.truncate_lines_at !== undefined) doc = truncateLines(doc, spec.truncate_lines_at);
   if (spec.head_lines !== undefined || spec.tail_lines !== undefined) {

@@ -12,7 +12,8 @@
  * test input has a failure line) and every test keeps every failure line of its input. Only such a
  * filter may shorten a large tool error; the pipeline checks the rewrite keeps them all, too.
  */
-import { stripAnsiText } from './stages.js';
+import { DECODERS } from './decoders/index.js';
+import { splitLines, stripAnsiText } from './stages.js';
 import type { CompiledFilter } from './types.js';
 
 /** The signal words (global, case-insensitive: reset lastIndex before exec). */
@@ -44,11 +45,25 @@ function linesOf(text: string): string[] {
 }
 
 /**
+ * The text a tool's JSON output stands for (decoders/: go test -json, cargo's, eslint's and jest's
+ * reports as the plain tool prints them), or the text itself when no decoder reads it. The failure
+ * lines of a JSON stream are those its tool would print — `--- FAIL: TestX` and the t.Error line
+ * under it — not the JSON lines that carry them, which stay behind the marker.
+ */
+export function failureView(text: string): string {
+  let doc = splitLines(text);
+  for (const decode of Object.values(DECODERS)) doc = decode(doc);
+  return doc.lines.map((l) => l.text).join('\n');
+}
+
+/**
  * The failure lines of `input` that `output` does not keep, in input order (empty: all kept). A line
- * is kept when the output has it, or has it cut short as `prefix...`.
+ * is kept when the output has it, or has it cut short as `prefix...`. A JSON stream's failure lines
+ * are those of its plain view (failureView).
  */
 export function missingFailureLines(input: string, output: string): string[] {
-  const failures = linesOf(input).filter(hasFailureSignal);
+  const view = input.includes('{') || input.includes('[') ? failureView(input) : input;
+  const failures = linesOf(view).filter(hasFailureSignal);
   if (failures.length === 0) return [];
   const kept = new Set<string>();
   const cut: string[] = [];
@@ -65,7 +80,7 @@ const proven = new WeakMap<CompiledFilter, boolean>();
 export function provenToKeepFailures(filter: CompiledFilter): boolean {
   let ok = proven.get(filter);
   if (ok === undefined) {
-    ok = filter.tests.some((t) => linesOf(t.input).some(hasFailureSignal));
+    ok = filter.tests.some((t) => linesOf(failureView(t.input)).some(hasFailureSignal));
     for (const t of ok ? filter.tests : []) {
       let actual: string;
       try {

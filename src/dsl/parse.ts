@@ -8,13 +8,14 @@
 import { cjsExports } from '../lazy.js';
 import { readTextFile } from '../trust/read.js';
 import { parseYamlFile } from '../trust/yaml.js';
-import { type FilterDef, validateDocument } from './schema.js';
+import { DOCUMENT_KEYS, type FilterDef, validateDocument } from './schema.js';
 
 export async function parseFilterText(text: string, file: string): Promise<FilterDef[]> {
   const { doc, value } = await parseYamlFile(text, file, {
     maxAliasCount: 1000,
     duplicateKey: 'duplicate key (a filter name or field defined twice in one file)',
     mappingOf: 'schema_version and filters',
+    format: { keys: DOCUMENT_KEYS, name: 'cg filter file' },
   });
   const specs = validateDocument(value, file);
   const yaml = cjsExports(await import('yaml'));

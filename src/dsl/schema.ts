@@ -14,13 +14,16 @@ import {
   field,
   integer,
   list,
+  oneOf,
   record,
   type Shape,
   section,
   string,
 } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
+import { DECODER_NAMES } from './decoders/index.js';
 import { checkSyntax } from './regex.js';
+import { SHAPE_NAMES } from './shapes.js';
 
 export const SCHEMA_VERSION = 1;
 
@@ -94,6 +97,19 @@ const GROUP = fields({
 });
 export type GroupSpec = ConfigOf<typeof GROUP>;
 
+/** path_tree: the lines of a path listing rolled up into one tree of directories with their counts. */
+const PATH_TREE = fields({
+  entry: pattern.required('a line of the listing; `path` (default $1) gives its path'),
+  path: string().or('$1'),
+  size: string().optional(),
+  dir: pattern.optional(),
+  header: pattern.optional(),
+  /** A directory's size is the total beneath it (du): shown on its line. */
+  totals: boolean().or(false),
+  max_chars: integer({ min: 1, max: MAX }).or(16000),
+});
+export type PathTreeSpec = ConfigOf<typeof PATH_TREE>;
+
 const TEST = fields({
   name: string(),
   input: string(),
@@ -108,12 +124,20 @@ const regexes = list(pattern, 'a list of regexes');
 const FILTER = fields({
   description: string().or(''),
   match: pattern.required('a regex tested against the selector "$ <command>" + first output lines'),
+  /** The filter also claims an output whose first lines have this shape (shapes.ts). */
+  shape: oneOf(SHAPE_NAMES).optional(),
   priority: integer({ min: -10_000, max: 10_000 }).or(0),
+  /** cmdfilter leaves outputs of fewer tokens (counted) as they are: the flags' columns stay. */
+  min_tokens: integer({ min: 1, max: MAX }).optional(),
+  /** The output is this tool's JSON: decoded to the plain tool's text before the other stages. */
+  decode: oneOf(DECODER_NAMES).optional(),
   strip_ansi: boolean().or(false),
   replace: list(REPLACE),
   match_output: list(MATCH_OUTPUT),
   drop_sections: SECTIONS.optional(),
   dedupe_blocks: BLOCKS.optional(),
+  /** The lines of a path listing become a tree of directories with counts, within max_chars. */
+  path_tree: PATH_TREE.optional(),
   limit_runs: list(RUN),
   /** The text's budget in characters after limit_runs: runs keep fewer lines to fit, other lines stay. */
   runs_max_chars: integer({ min: 1, max: MAX }).optional(),
@@ -160,6 +184,9 @@ export interface FilterDef {
 }
 
 /** Validates one parsed filter document; filters come back in file order. */
+/** The top-level keys of a filter file. */
+export const DOCUMENT_KEYS = DOCUMENT.keys;
+
 export function validateDocument(raw: unknown, file: string): FilterSpec[] {
   try {
     if (raw === null || raw === undefined)

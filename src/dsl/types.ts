@@ -35,6 +35,12 @@
  *     back-references (rejected at load). All are compiled with (?m): `^`/`$` match at line starts
  *     and ends in the multi-line selector and match_output text; `\A` is the start of the text (the
  *     `$ command` line when there is one). `(?i)` makes a pattern case-insensitive.
+ *   - shape (grep-hits | path-list): the filter also claims an output whose selector's output lines
+ *     all have that shape (shapes.ts), so `cmd | cg` gets the filter `cg run -- cmd` gets.
+ *   - min_tokens: cmdfilter leaves an output of fewer tokens (counted) as it is; run() itself does
+ *     not check it (what `cg filters test` shows is what the filter does when it applies).
+ *   - decode (go-test-json | cargo-json | eslint-json | jest-json): before every other stage, the
+ *     tool's JSON lines or report become the text the plain tool prints (decoders/).
  *   - strip_ansi: removes ANSI escape sequences (colours, cursor moves, OSC links).
  *   - replace: per line, every rule in order over every line (chained); unanchored, all matches
  *     replaced; `$1`, `$<name>`, `$&` in the replacement, `$$` for a literal `$`.
@@ -52,6 +58,10 @@
  *     line, `$<locations>` being the dropped copies' location captures and `$<count>` their number.
  *   - strip_lines_matching drops every line any of its regexes finds (unanchored search);
  *     keep_lines_matching keeps only those lines.
+ *   - path_tree: the lines `entry` matches (their path: `path`, default `$1`; `size`, `dir`,
+ *     `header` for ls -R sections, `totals` for du) become one tree written where the first was
+ *     (src/text/path-tree.ts), within max_chars (default 16000); other lines stay in place; the tree
+ *     replaces the lines only when it is shorter.
  *   - limit_runs: each rule in turn; a run of more than head + tail consecutive lines its pattern
  *     finds keeps its first head and last tail lines around `... (K lines omitted)`.
  *     runs_max_chars C (filter level): when the result would be longer than C characters, every
@@ -101,6 +111,16 @@ export interface FilterResult {
   runsKept?: number;
 }
 
+export interface FilterRunOptions {
+  /**
+   * Bounds the filter's character budgets (group_max_chars, runs_max_chars, path_tree.max_chars):
+   * cmdfilter's next try when the rewrite came out over its token ceiling.
+   */
+  cap?: number;
+  /** The same object on every try of one run: what a run read of the text is kept for the next try. */
+  memo?: object;
+}
+
 export interface FilterTest {
   name: string;
   input: string;
@@ -116,12 +136,17 @@ export interface CompiledFilter {
   name: string;
   description: string;
   priority: number;
+  /**
+   * cmdfilter leaves an output of fewer tokens (counted, as fold's max_tokens is) as it is: what
+   * the command's flags asked for (ls -l's columns) is not dropped from a small output.
+   */
+  minTokens?: number;
   sourceKind: FilterSourceKind;
   /** The file it was defined in (for builtins, builtin-filters/<family>.yaml). */
   source: string;
   /** Whether the selector picks this filter (RE2 semantics; compiled lazily on first use). */
   matches(selector: string): boolean;
-  run(text: string): FilterResult;
+  run(text: string, opts?: FilterRunOptions): FilterResult;
   tests: readonly FilterTest[];
   /** The filter's own YAML, for `cg filters show`. */
   yaml: string;

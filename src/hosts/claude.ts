@@ -212,4 +212,5 @@ export const CLAUDE: Host = {
   // Claude Code 2.1.332 sets CLAUDECODE=1 in its Bash tool's shell (documented, and seen in a real
   // Bash call with CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SESSION_ID and AI_AGENT beside it).
   agentEnv: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID'],
+  mcpAdd: (cg) => `claude mcp add --scope user cg -- ${cg} mcp`,
 };

@@ -60,4 +60,5 @@ export const CODEX: Host = {
     'CODEX_SANDBOX',
     'CODEX_SANDBOX_NETWORK_DISABLED',
   ],
+  mcpAdd: (cg) => `codex mcp add cg -- ${cg} mcp`,
 };

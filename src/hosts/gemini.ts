@@ -145,6 +145,8 @@ export const GEMINI: Host = {
   ],
   // Gemini CLI's run_shell_command sets GEMINI_CLI=1 (its docs/tools/shell.md; seen in a real call).
   agentEnv: ['GEMINI_CLI'],
+  // cg init gemini registers it too, beside the hook that needs it.
+  mcpAdd: (cg) => `gemini mcp add --scope user cg ${cg} mcp`,
 };
 
 /** The name cg's MCP server is registered under in Gemini CLI's settings (its tools: mcp_cg_…). */

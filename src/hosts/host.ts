@@ -107,6 +107,8 @@ export interface Host {
    * tool call, where a person's consent (`cg trust`) cannot be given.
    */
   agentEnv: readonly string[];
+  /** The command line that registers cg's MCP server with the host; `cg` is how to run cg. */
+  mcpAdd(cg: string): string;
 }
 
 /** Whether a tool name is one a shape covers. */

@@ -16,7 +16,7 @@ import { compactText } from '../engine.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import { type ExpandRecord, recordCompaction, recordExpands } from '../stats/index.js';
 import { parseKeys } from '../store/marker.js';
-import { compileGrep, parseLineRange, sliceOriginal } from '../store/slice.js';
+import { compileGrep, parseLineRange, rangeProblem, sliceOriginal } from '../store/slice.js';
 import type { Store } from '../store/store.js';
 import { CONTENT_HINTS, isContentHint, stagesForHint } from './hints.js';
 import { sessionStats, type Tally } from './stats.js';
@@ -122,6 +122,8 @@ async function expandTool(args: Record<string, unknown>, ctx: ToolContext): Prom
   if (!ctx.store) return failure('the store of originals is not available here');
   const parts: string[] = [];
   const missing: string[] = [];
+  /** Keys whose original ends before `lines` starts. */
+  const beyond: string[] = [];
   const records: ExpandRecord[] = [];
   const base = { session: ctx.session, env: ctx.env };
   let matched = 0;
@@ -132,7 +134,13 @@ async function expandTool(args: Record<string, unknown>, ctx: ToolContext): Prom
       records.push({ key, hit: false, bytes: 0, ...base });
       continue;
     }
-    const body = sliceOriginal(bytes.toString('utf8'), range, grep);
+    const original = bytes.toString('utf8');
+    const outside = range ? rangeProblem(original, range, 'lines') : undefined;
+    if (outside) {
+      beyond.push(parsed.keys.length > 1 ? `${key}: ${outside}` : outside);
+      continue;
+    }
+    const body = sliceOriginal(original, range, grep);
     if (body !== '') matched++;
     ctx.tally.expands++;
     ctx.tally.bytesReturned += Buffer.byteLength(body);
@@ -153,6 +161,7 @@ async function expandTool(args: Record<string, unknown>, ctx: ToolContext): Prom
       `${missing.join(', ')}: not in the store (it expired or was never stored here); run the command again to get its output`,
     );
   }
+  if (beyond.length > 0) return failure(beyond.join('; '));
   if (grep && matched === 0) return text(`no line matches ${JSON.stringify(pattern)}`);
   return text(parts.join(parts.length > 1 ? '\n' : ''));
 }

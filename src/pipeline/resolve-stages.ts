@@ -5,6 +5,7 @@
  */
 
 import { COMPONENTS, findComponent } from '../components/index.js';
+import { didYouMean } from '../config/nearest.js';
 import type { CgConfig } from '../config.js';
 import { UsageError } from '../errors.js';
 import type { InputFormat } from '../input/transcript.js';
@@ -43,8 +44,10 @@ export function resolveStages(choice: StageChoice, config: CgConfig, format: Inp
       .filter(Boolean);
     for (const name of names) {
       if (findComponent(name)) continue;
-      const known = COMPONENTS.map((c) => c.name).join(', ');
-      throw new UsageError(`unknown component "${name}" (available: ${known})`);
+      const known = COMPONENTS.map((c) => c.name);
+      throw new UsageError(
+        `unknown component "${name}"${didYouMean(name, known)} (available: ${known.join(', ')})`,
+      );
     }
     source = '--components';
   } else {
@@ -53,7 +56,9 @@ export function resolveStages(choice: StageChoice, config: CgConfig, format: Inp
       config.preset ??
       (format === 'text' ? DEFAULT_PRESET_FOR_TEXT : DEFAULT_PRESET_FOR_TRANSCRIPT);
     if (!isPreset(preset)) {
-      throw new UsageError(`unknown preset "${preset}" (known: ${PRESET_NAMES.join(', ')})`);
+      throw new UsageError(
+        `unknown preset "${preset}"${didYouMean(preset, PRESET_NAMES)} (known: ${PRESET_NAMES.join(', ')})`,
+      );
     }
     names = [...PRESETS[preset]];
     settings = PRESET_SETTINGS[preset] ?? {};

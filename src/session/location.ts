@@ -4,8 +4,9 @@
  * cache: losing a record costs a provider cache miss, not data.
  */
 import { join } from 'node:path';
-import { resolveStateDir } from '../stats/paths.js';
+import { resolveStateDir, stateDirProblem } from '../stats/paths.js';
 
-export function sessionsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return join(resolveStateDir(env), 'sessions');
+/** Undefined when the state directory hangs from a home that does not exist: no records then. */
+export function sessionsDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return stateDirProblem(env) ? undefined : join(resolveStateDir(env), 'sessions');
 }

@@ -126,6 +126,7 @@ export async function openSession(
   )
     return undefined;
   const dir = opts.dir ?? sessionsDir(env);
+  if (dir === undefined) return undefined;
   const path = recordPath(dir, identity.key);
   const { kept } = opts;
   const record =

@@ -11,8 +11,8 @@
  * file: CG_STATS_ROTATE_MB (16) and CG_STATS_KEEP (4 rotated files). `CG_STATS=0` (or off/false)
  * turns recording off altogether.
  */
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { homelessDefault, homeOf } from '../home.js';
 
 export interface LedgerLocation {
   dir: string;
@@ -37,7 +37,15 @@ export function resolveStateDir(env: NodeJS.ProcessEnv = process.env): string {
   // The XDG spec says a relative value is invalid and must be ignored, not resolved against the cwd.
   const xdg = env.XDG_STATE_HOME;
   if (xdg && isAbsolute(xdg)) return join(xdg, 'cg');
-  return join(homedir(), '.local', 'state', 'cg');
+  return join(homeOf(env), '.local', 'state', 'cg');
+}
+
+/**
+ * Why the state directory resolveStateDir gives cannot be used: it hangs from a home directory that
+ * does not exist, which cg never creates. Nothing is then recorded (no ledger, no session records).
+ */
+export function stateDirProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return homelessDefault(env, 'CG_STATE_DIR', 'XDG_STATE_HOME');
 }
 
 export function ledgerLocation(env: NodeJS.ProcessEnv = process.env): LedgerLocation {
@@ -51,10 +59,10 @@ export function ledgerLocation(env: NodeJS.ProcessEnv = process.env): LedgerLoca
   };
 }
 
-/** Whether this process should record anything at all. */
+/** Whether this process should record anything at all (not when there is nowhere to record it). */
 export function statsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const v = env.CG_STATS?.trim().toLowerCase();
-  return !(v === '0' || v === 'off' || v === 'false' || v === 'no');
+  return !(v === '0' || v === 'off' || v === 'false' || v === 'no') && stateDirProblem(env) === undefined;
 }
 
 function positive(raw: string | undefined, fallback: number): number {

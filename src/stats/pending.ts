@@ -355,7 +355,8 @@ class StoredTexts {
 async function readStored(location: string, key: string, length: number): Promise<string | undefined> {
   const store = await storeAt(location);
   if (!store) return undefined;
-  const found = store.peek ? await store.peek(key) : { found: false as const };
+  // The record says how long the original is: nothing longer is inflated to count it.
+  const found = store.peek ? await store.peek(key, { maxBytes: length }) : { found: false as const };
   return found.found && found.bytes.length === length ? found.bytes.toString('utf8') : undefined;
 }
 

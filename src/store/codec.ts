@@ -2,7 +2,8 @@
  * How an original is packed for storage, by every backend: gzip when it pays (node:zlib, loaded on
  * first use), raw otherwise. The two forms need no header to tell apart: an original is valid UTF-8,
  * and 0x8b is a continuation byte that can never follow the ASCII byte 0x1f, so no original starts
- * with gzip's magic 1f 8b. decode() of a damaged stream throws; callers read that as "corrupt".
+ * with gzip's magic 1f 8b. A stored form is read back only through verify.ts, which bounds what it
+ * inflates; a damaged stream throws here, and callers read that as "corrupt".
  */
 
 import { utf8Slices } from '../utf8-slices.js';
@@ -131,9 +132,49 @@ export async function encodeText(text: string): Promise<Buffer | undefined> {
  */
 const SYNC_DECODE_MAX = 256 << 10;
 
-/** The original from its stored form; throws on a damaged gzip stream. */
-export async function decode(raw: Buffer): Promise<Buffer> {
-  if (!isGzip(raw)) return raw;
-  if (raw.length <= SYNC_DECODE_MAX) return (await loadZlib()).gunzipSync(raw);
-  return raw.length > BIG_CHUNK ? gunzipAsync(raw, { chunkSize: BIG_CHUNK }) : gunzipAsync(raw);
+/**
+ * The original from a gzip stored form if it inflates to at most `max` bytes, else undefined: zlib
+ * stops at the limit (maxOutputLength), so a small value that inflates to gigabytes costs `max`
+ * bytes, never its whole output. Throws on a damaged stream.
+ */
+export async function gunzipUpTo(raw: Buffer, max: number): Promise<Buffer | undefined> {
+  const opts = {
+    maxOutputLength: Math.max(1, max),
+    ...(raw.length > BIG_CHUNK ? { chunkSize: BIG_CHUNK } : {}),
+  };
+  try {
+    return raw.length <= SYNC_DECODE_MAX
+      ? (await loadZlib()).gunzipSync(raw, opts)
+      : await gunzipAsync(raw, opts);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Inflates a gzip stored form a chunk at a time, handing each chunk to `take` and holding none of
+ * them: `take` returns false to stop there (zlib is then closed, nothing more is inflated). Resolves
+ * true when the stream was read to its end; rejects on a damaged stream.
+ */
+export async function inflateEach(raw: Buffer, take: (chunk: Buffer) => boolean): Promise<boolean> {
+  const { createGunzip } = await loadZlib();
+  return new Promise((resolve, reject) => {
+    const z = createGunzip({ chunkSize: BIG_CHUNK });
+    let settled = false;
+    const settle = (complete: boolean | Error) => {
+      if (settled) return;
+      settled = true;
+      if (complete instanceof Error) reject(complete);
+      else resolve(complete);
+    };
+    z.on('data', (chunk: Buffer) => {
+      if (settled || take(chunk)) return;
+      settle(false);
+      z.destroy();
+    });
+    z.on('end', () => settle(true));
+    z.on('error', (err) => settle(err));
+    z.end(raw);
+  });
 }

@@ -7,7 +7,10 @@
  *         disk store (that marker then expands on this machine only); else the put fails and the
  *         pipeline reverts that rewrite, so only lossless rewrites reach the output.
  *   read  the local cache first when cache is on (then Redis's expiry is refreshed); Redis; then
- *         the local store, which holds what was stashed there while Redis was down.
+ *         the local store, whatever the roles: it holds what was stashed there while Redis was
+ *         down, or before Redis was set up. Without the fallback role, a Redis that cannot be
+ *         reached is one line on stderr when the local store answers instead (fail open: the
+ *         original is the user's either way).
  *
  * A collision is never "fallen back" from: it is an answer, not an outage. The first time Redis
  * fails in a process, one line says so on stderr (the reason, never a value); `--verbose` shows the
@@ -44,6 +47,19 @@ export function createFleetStore(opts: FleetOptions): Store {
     warned = true;
     opts.warn(line);
   };
+
+  /**
+   * Redis's miss, unless the local store has the original. Reaching past an unreachable Redis is
+   * said once, unless the user chose the local store as the fallback (then it is the plan).
+   */
+  function fromLocal(r: EntryRead, l: EntryRead): EntryRead {
+    if (!l.found) return r;
+    if (!fallback && !r.found && r.why === 'unavailable')
+      warnOnce(
+        `store ${redis.link.display}: ${r.detail ?? 'unavailable'}; read from the local store at ${local.dir}`,
+      );
+    return l;
+  }
 
   async function cacheCopy(bytes: Buffer): Promise<void> {
     // The cache is a convenience: a failure to fill it changes nothing.
@@ -128,31 +144,27 @@ export function createFleetStore(opts: FleetOptions): Store {
       return fallback && !!(await local.has?.(key));
     },
 
-    async read(key): Promise<EntryRead> {
+    async read(key, limit): Promise<EntryRead> {
       if (cache) {
-        const hit = await readEntry(local, key);
+        const hit = await readEntry(local, key, limit);
         if (hit.found) {
           await redis.touch(key);
           return hit;
         }
       }
-      const r = await redis.read(key);
+      const r = await redis.read(key, limit);
       if (r.found) {
         if (cache) await cacheCopy(r.bytes);
         return r;
       }
-      if (useLocal && !cache) {
-        const l = await readEntry(local, key);
-        if (l.found) return l;
-      }
-      return r;
+      if (cache) return r; // the local store was asked first
+      return fromLocal(r, await readEntry(local, key, limit));
     },
 
-    async peek(key): Promise<EntryRead> {
-      const r = await redis.peek(key);
-      if (r.found || !useLocal) return r;
-      const l = local.peek ? await local.peek(key) : await readEntry(local, key);
-      return l.found ? l : r;
+    async peek(key, limit): Promise<EntryRead> {
+      const r = await redis.peek(key, limit);
+      if (r.found) return r;
+      return fromLocal(r, local.peek ? await local.peek(key, limit) : await readEntry(local, key, limit));
     },
 
     async get(key) {

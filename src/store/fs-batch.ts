@@ -48,6 +48,8 @@ export interface BatchOps {
   compress: boolean;
   /** The store's size cap in bytes (Infinity: none), and as configured, for the message. */
   capBytes: number;
+  /** put's refusal of an original larger than any entry the store keeps (undefined: within it). */
+  overLimit(key: string, length: number): PutResult | undefined;
   maxBytes: number;
   tmpPath(): string;
   /** put's check of what sits under a key: a final result (re-used, collision), or what to write. */
@@ -158,6 +160,11 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
     const fresh: Pending[] = [];
     await eachLimited(chunk, async (p) => {
       try {
+        const beyond = ops.overLimit(p.key, p.bytes.length);
+        if (beyond) {
+          results[p.index] = beyond;
+          return;
+        }
         const loose =
           (!shardsThere || shardsThere.has(p.key.slice(0, 2))) &&
           lstatSync(p.path, { throwIfNoEntry: false }) !== undefined;

@@ -18,7 +18,7 @@ import {
   readFile,
   readFileSync,
 } from 'node:fs';
-import { link, lstat, lutimes, mkdir, rename, unlink } from 'node:fs/promises';
+import { link, lstat, lutimes, mkdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
@@ -51,11 +51,12 @@ export function refusal(code: string, message: string): NodeJS.ErrnoException {
 const SYNC_READ_MAX = 1 << 20;
 
 /**
- * The bytes of a regular file, never through a link: a link (ELOOP from O_NOFOLLOW) or a
- * non-regular file (a FIFO, a device) reads as EINVAL rather than blocking or streaming forever.
- * O_NONBLOCK keeps the open itself from waiting on a FIFO before fstat can refuse it.
+ * The bytes of a regular file of at most `max` bytes, never through a link: a link (ELOOP from
+ * O_NOFOLLOW) or a non-regular file (a FIFO, a device, a directory) reads as EINVAL rather than
+ * blocking or streaming forever, and a larger file (a huge sparse one, say) as EFBIG without a byte
+ * of it read. O_NONBLOCK keeps the open itself from waiting on a FIFO before fstat can refuse it.
  */
-export async function readRegular(path: string): Promise<Buffer> {
+export async function readRegular(path: string, max = Number.POSITIVE_INFINITY): Promise<Buffer> {
   let fd: number;
   try {
     fd = openSync(path, O_RDONLY | O_NOFOLLOW | constants.O_NONBLOCK);
@@ -67,6 +68,8 @@ export async function readRegular(path: string): Promise<Buffer> {
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw refusal('EINVAL', `${path} is not a regular file`);
+    if (st.size > max)
+      throw refusal('EFBIG', `${path} is larger than store.max_entry_mb, the largest original kept`);
     large = st.size > SYNC_READ_MAX;
     if (!large) return readFileSync(fd);
   } finally {
@@ -79,6 +82,24 @@ export async function readRegular(path: string): Promise<Buffer> {
       else resolve(bytes);
     }),
   );
+}
+
+/**
+ * Clears a directory planted where a file of the store belongs, so that name can be written: it is
+ * renamed aside (atomically, within the store) and removed there with what it holds. Removal never
+ * follows a link inside it (fs.rm unlinks links), so nothing outside the store is touched; a name
+ * that is not a directory, or is no longer there, is left alone.
+ */
+export async function clearDirectory(path: string, aside: string): Promise<void> {
+  const st = await lstat(path).catch(() => undefined);
+  if (!st?.isDirectory()) return;
+  try {
+    await rename(path, aside);
+  } catch (err) {
+    if (codeOf(err) === 'ENOENT') return; // another process cleared it first
+    throw err;
+  }
+  await rm(aside, { recursive: true, force: true });
 }
 
 /**

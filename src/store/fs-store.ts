@@ -14,11 +14,11 @@
 import { closeSync, lstatSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { link, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sameUtf8 } from '../utf8-slices.js';
-import { decode, encode, encodeText } from './codec.js';
+import { encode, encodeText } from './codec.js';
 import { type BatchOps, putBatch } from './fs-batch.js';
 import {
   CREATE_FLAGS,
+  clearDirectory,
   codeOf,
   ensureRealDir,
   messageOf,
@@ -42,16 +42,19 @@ import {
   type EntryRead,
   type PruneResult,
   type PutResult,
+  type ReadLimit,
   type Store,
   StoreActionError,
   type StoreInfo,
   type StoreOptions,
 } from './store.js';
+import { compareStored, readStored } from './verify.js';
 
-export const STORE_DEFAULTS: Readonly<Omit<StoreOptions, 'dir'>> = {
+export const STORE_DEFAULTS: Readonly<Required<Omit<StoreOptions, 'dir'>>> = {
   ttlDays: 14,
   maxBytes: 512 * 1024 * 1024,
   compress: true,
+  maxEntryBytes: 1024 * 1024 * 1024,
 };
 
 const DAY_MS = 86_400_000;
@@ -99,56 +102,61 @@ function isFile(path: string): boolean {
   }
 }
 
-/** An original's bytes, or how to encode them when (rarely) needed whole: putText's. */
-type OriginalBytes = Buffer | (() => Buffer);
-
 /** How the bytes under a key relate to the original a put brings. */
 type Existing = 'absent' | 'same' | 'corrupt' | 'different';
 
+/** What a judge makes of one stored form: its value (the original, or how it compares), or corrupt. */
+type Judged<T> = { found: true; value: T } | { found: false; why: 'corrupt'; detail: string };
+/** What is under a key once every place that could hold it was looked at. */
+type Located<T> = (
+  | Judged<T>
+  | { found: false; why: 'missing' | 'unavailable'; detail?: string; error?: unknown }
+) & { where: string };
+
 /**
- * Reads what sits under a key. `corrupt` covers a link or a non-regular file there (EINVAL from
- * readRegular), a gzip stream that does not decode, and bytes that do not hash to the key.
+ * The stored form of a loose entry, read only if it is a regular file no larger than `limit` (a
+ * stored form is never larger than its original). `corrupt` covers a link, a directory or another
+ * non-regular file there (EINVAL from readRegular) and a file too large to be an entry (EFBIG).
  */
-async function inspect(path: string, key: string): Promise<EntryRead & { error?: unknown }> {
-  let raw: Buffer;
+async function rawEntry(
+  path: string,
+  limit: number,
+): Promise<{ raw: Buffer } | Exclude<Located<never>, { found: true }>> {
   try {
-    raw = await readRegular(path);
+    return { raw: await readRegular(path, limit) };
   } catch (err) {
     const code = codeOf(err);
-    if (code === 'ENOENT') return { found: false, why: 'missing' };
-    if (code === 'EINVAL') return { found: false, why: 'corrupt', detail: messageOf(err) };
-    return { found: false, why: 'unavailable', detail: messageOf(err), error: err };
+    if (code === 'ENOENT') return { found: false, why: 'missing', where: path };
+    if (code === 'EINVAL' || code === 'EFBIG')
+      return { found: false, why: 'corrupt', detail: messageOf(err), where: path };
+    return { found: false, why: 'unavailable', detail: messageOf(err), error: err, where: path };
   }
-  return verified(raw, key);
 }
 
-/** A stored form judged against its key: the original, or corrupt (it does not decode or hash to it). */
-async function verified(raw: Buffer, key: string): Promise<EntryRead> {
-  let bytes: Buffer;
+/** The stored form at one pack slot (a pack gone: missing; a slot larger than any entry: corrupt). */
+function rawSlot(
+  slot: PackSlot,
+  limit: number,
+): { raw: Buffer } | { found: false; why: 'missing' | 'corrupt'; detail?: string } {
+  if (slot.length > limit)
+    return {
+      found: false,
+      why: 'corrupt',
+      detail: `${slot.path} holds a slot larger than store.max_entry_mb`,
+    };
   try {
-    bytes = await decode(raw);
-  } catch (err) {
-    return { found: false, why: 'corrupt', detail: `its compressed bytes do not decode (${messageOf(err)})` };
-  }
-  if (keyOf(bytes) !== key) return { found: false, why: 'corrupt', detail: 'its bytes do not match its key' };
-  return { found: true, bytes };
-}
-
-/** What sits at one pack slot, judged as inspect judges a loose entry (a pack gone: missing). */
-async function inspectSlot(slot: PackSlot, key: string): Promise<EntryRead> {
-  let raw: Buffer;
-  try {
-    raw = readSlot(slot);
+    return { raw: readSlot(slot) };
   } catch (err) {
     return codeOf(err) === 'ENOENT'
       ? { found: false, why: 'missing' }
       : { found: false, why: 'corrupt', detail: messageOf(err) };
   }
-  return verified(raw, key);
 }
 
 export function createFsStore(opts: StoreOptions): Store {
   const { dir, ttlDays, maxBytes, compress } = opts;
+  /** The largest original this store keeps, and so the most any read of it inflates. */
+  const entryLimit = opts.maxEntryBytes ?? STORE_DEFAULTS.maxEntryBytes;
   const limits = {
     ttlMs: ttlDays > 0 ? ttlDays * DAY_MS : Number.POSITIVE_INFINITY,
     capBytes: maxBytes > 0 ? maxBytes : Number.POSITIVE_INFINITY,
@@ -173,31 +181,54 @@ export function createFsStore(opts: StoreOptions): Store {
     count > 16 ? packs.holder() : (key: string) => packs.find(key).length > 0;
 
   /**
-   * What is stored under a key, and the file whose time is its LRU time (`where`): the loose entry
-   * first, then any pack holding the key. A damaged copy in one place does not hide a good one in
-   * another; with none good, the loose entry's state is the answer (missing, corrupt, unavailable).
+   * What is stored under a key as `judge` finds it, and the file whose time is its LRU time
+   * (`where`): the loose entry first, then any pack holding the key. A damaged copy in one place
+   * does not hide a good one in another; with none good, the loose entry's state is the answer
+   * (missing, corrupt, unavailable).
    */
-  async function locate(
+  async function locate<T>(
     key: string,
+    judge: (raw: Buffer) => Promise<Judged<T>>,
     looseThere = true,
-  ): Promise<EntryRead & { error?: unknown; where: string }> {
+  ): Promise<Located<T>> {
     const path = entryPath(dir, key);
     // A batch knows from its lstat that no loose file is there: no failed open (an exception each).
-    const loose: EntryRead & { error?: unknown } = looseThere
-      ? await inspect(path, key)
-      : { found: false, why: 'missing' };
-    if (loose.found || loose.why === 'unavailable') return { ...loose, where: path };
+    const rawLoose = looseThere
+      ? await rawEntry(path, entryLimit)
+      : ({ found: false, why: 'missing', where: path } as const);
+    const loose: Located<T> = 'raw' in rawLoose ? { ...(await judge(rawLoose.raw)), where: path } : rawLoose;
+    if (loose.found || loose.why === 'unavailable') return loose;
     // The packs as last listed first (a pack gone since reads as missing: harmless here, since the
     // bytes are read and checked), then listed again only if none of them has it.
     for (let listed = false; ; listed = true) {
       if (listed) packs.refresh();
       for (const slot of packs.find(key)) {
-        const found = await inspectSlot(slot, key);
+        const raw = rawSlot(slot, entryLimit);
+        if (!('raw' in raw)) continue;
+        const found = await judge(raw.raw);
         if (found.found) return { ...found, where: slot.path };
       }
-      if (listed) return { ...loose, where: path };
+      if (listed) return loose;
     }
   }
+
+  /** The original under a key, inflated within the entry limit and checked against the key. */
+  const original =
+    (key: string, limit: number) =>
+    async (raw: Buffer): Promise<Judged<Buffer>> => {
+      const v = await readStored(raw, key, limit);
+      return v.found ? { found: true, value: v.bytes } : v;
+    };
+
+  /** How the stored form under a key compares with the original a put brings (bounded by it). */
+  const against =
+    (key: string, bytes: Buffer | string) =>
+    async (raw: Buffer): Promise<Judged<'same' | 'different'>> => {
+      const c = await compareStored(raw, key, bytes, entryLimit);
+      return c.is === 'corrupt'
+        ? { found: false, why: 'corrupt', detail: c.detail }
+        : { found: true, value: c.is };
+    };
 
   /** Packs this process refreshed, and when: one refresh serves every original of a pack for a while. */
   const touched = new Map<string, number>();
@@ -225,17 +256,18 @@ export function createFsStore(opts: StoreOptions): Store {
   /**
    * The entry already under the key (loose or packed), if it can serve this put: `same` is re-used
    * after refresh() proves its file is still in place (a concurrent prune may be removing it: then it
-   * is written anew). `corrupt` means the loose entry is damaged (it is replaced).
+   * is written anew). `corrupt` means the loose entry is damaged (it is replaced). The compare is
+   * bounded by the original's length: a planted value that inflates to gigabytes is never inflated.
    */
   async function reuse(
     key: string,
     _path: string,
-    bytes: OriginalBytes,
+    bytes: Buffer | string,
     looseThere = true,
   ): Promise<PutResult | Existing> {
-    const found = await locate(key, looseThere);
+    const found = await locate(key, against(key, bytes), looseThere);
     if (found.found) {
-      if (!found.bytes.equals(typeof bytes === 'function' ? bytes() : bytes))
+      if (found.value === 'different')
         return {
           ok: false,
           key,
@@ -254,13 +286,14 @@ export function createFsStore(opts: StoreOptions): Store {
    * of replacing, so even two processes racing with different bytes can never overwrite an entry; the
    * rename fallback (only where hard links are unsupported) keeps the atomicity but not that guarantee.
    * A corrupt entry is replaced by rename, which swaps the name atomically (a link there is replaced
-   * itself, never written through).
+   * itself, never written through); a directory planted there is cleared first (clearDirectory),
+   * or rename could never replace it and that output would pass raw for ever.
    */
   async function publish(
     tmp: string,
     key: string,
     path: string,
-    bytes: OriginalBytes,
+    bytes: Buffer | string,
     replace: boolean,
   ): Promise<PutResult> {
     for (let attempt = 1; ; attempt++) {
@@ -273,6 +306,10 @@ export function createFsStore(opts: StoreOptions): Store {
         if (code && NO_HARD_LINKS.has(code) && !replace) {
           await rename(tmp, path);
           return { ok: true, key, created: true };
+        }
+        if (replace && attempt < 3 && (code === 'EISDIR' || code === 'ENOTEMPTY' || code === 'EEXIST')) {
+          await clearDirectory(path, tmpPath());
+          continue;
         }
         if (attempt >= 3 || (code !== 'EEXIST' && code !== 'ENOENT')) throw err;
         if (code === 'EEXIST') {
@@ -291,7 +328,7 @@ export function createFsStore(opts: StoreOptions): Store {
   async function write(
     key: string,
     path: string,
-    bytes: OriginalBytes,
+    bytes: Buffer | string,
     data: Buffer,
     replace: boolean,
   ): Promise<PutResult> {
@@ -313,6 +350,20 @@ export function createFsStore(opts: StoreOptions): Store {
       // After a successful link the entry keeps its own name; after rename this is a harmless ENOENT.
       if (made) await unlink(tmp).catch(() => undefined);
     }
+  }
+
+  /**
+   * A put's failed result when the original is larger than any entry this store keeps: what is
+   * stored must read back within the limit every read inflates to.
+   */
+  function overLimit(key: string, length: number): PutResult | undefined {
+    if (length <= entryLimit) return undefined;
+    return {
+      ok: false,
+      key,
+      reason: 'error',
+      detail: `an original of ${length} bytes exceeds store.max_entry_mb (${entryLimit / 2 ** 20} MiB)`,
+    };
   }
 
   /** A put's failed result when an entry's stored form is over the store's cap. */
@@ -337,24 +388,14 @@ export function createFsStore(opts: StoreOptions): Store {
     try {
       key = keyOf(original);
       const path = entryPath(dir, key);
-      const bytes = () => Buffer.from(original, 'utf8');
-      const found = await locate(key);
-      let replace = false;
-      if (found.found) {
-        if (!sameUtf8(found.bytes, original))
-          return {
-            ok: false,
-            key,
-            reason: 'collision',
-            detail: `a different entry already exists at ${found.where}`,
-          };
-        if (await touch(found.where)) return { ok: true, key, created: false };
-      } else if (found.why === 'corrupt') replace = true;
-      else if (found.why !== 'missing') throw found.error;
-      const data = (await encodeText(original)) ?? bytes();
+      const beyond = overLimit(key, Buffer.byteLength(original, 'utf8'));
+      if (beyond) return beyond;
+      const found = await reuse(key, path, original);
+      if (typeof found === 'object') return found;
+      const data = (await encodeText(original)) ?? Buffer.from(original, 'utf8');
       const tooLarge = overCap(key, data);
       if (tooLarge) return tooLarge;
-      const result = await write(key, path, bytes, data, replace);
+      const result = await write(key, path, original, data, found === 'corrupt');
       if (result.ok && result.created) await lazyPrune(key).catch(() => undefined);
       return result;
     } catch (err) {
@@ -384,6 +425,7 @@ export function createFsStore(opts: StoreOptions): Store {
     dir,
     compress,
     capBytes: limits.capBytes,
+    overLimit,
     maxBytes,
     tmpPath,
     reuse,
@@ -400,12 +442,19 @@ export function createFsStore(opts: StoreOptions): Store {
     put: ({ original, bytes }) => store.put(original, bytes),
   };
 
-  async function read(key: string, use = true): Promise<EntryRead> {
+  async function read(key: string, use: boolean, opts: ReadLimit = {}): Promise<EntryRead> {
     // The only gate between user input and a path: `../../etc/passwd` never reaches the filesystem.
     if (typeof key !== 'string' || !isKey(key)) return { found: false, why: 'missing' };
-    const { error: _, where, ...found } = await locate(key);
-    if (found.found && use) await touch(where);
-    return found;
+    const limit = Math.min(entryLimit, opts.maxBytes ?? entryLimit);
+    const found = await locate(key, original(key, limit));
+    if (!found.found)
+      return {
+        found: false,
+        why: found.why,
+        ...(found.detail === undefined ? {} : { detail: found.detail }),
+      };
+    if (use) await touch(found.where);
+    return { found: true, bytes: found.value };
   }
 
   const store: Store = {
@@ -437,6 +486,8 @@ export function createFsStore(opts: StoreOptions): Store {
           : Buffer.from(original, 'utf8');
         key = keyOf(bytes);
         const path = entryPath(dir, key);
+        const beyond = overLimit(key, bytes.length);
+        if (beyond) return beyond;
         const found = await reuse(key, path, bytes);
         if (typeof found === 'object') return found;
         const data = await encode(bytes, compress);
@@ -463,11 +514,11 @@ export function createFsStore(opts: StoreOptions): Store {
       });
     },
 
-    read: (key) => read(key),
-    peek: (key) => read(key, false),
+    read: (key, opts) => read(key, true, opts),
+    peek: (key, opts) => read(key, false, opts),
 
     async get(key) {
-      const found = await read(key);
+      const found = await read(key, true);
       return found.found ? found.bytes : undefined;
     },
 

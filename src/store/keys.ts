@@ -38,6 +38,20 @@ export function keyOf(data: string | Uint8Array): string {
   return key;
 }
 
+/** A key made from bytes given a chunk at a time (an original inflated without being held). */
+export interface KeyHasher {
+  update(chunk: Uint8Array): void;
+  key(): string;
+}
+
+export function keyHasher(): KeyHasher {
+  const hash = sha256();
+  return {
+    update: (chunk) => void hash.update(chunk),
+    key: () => keyOfDigest(hash.digest()),
+  };
+}
+
 /**
  * Records the key of bytes made from an original whose key is known (the session hashed the same
  * text): the store's put of those bytes then does not hash them again. Only for bytes that are

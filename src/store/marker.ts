@@ -33,6 +33,18 @@ export function markerKeys(text: string): string[] {
 export type KeyParse = { ok: true; keys: string[] } | { ok: false; reason: string };
 
 /**
+ * What an error echoes of a token given as a key: enough to recognise it, never a pasted output
+ * (a 100 KB token once came back whole on stderr, into the agent's context).
+ */
+const SHOWN_CHARS = 40;
+
+/** A token that is not a key, as an error shows it: quoted, control characters escaped, cut short. */
+export function shownToken(token: string): string {
+  const head = JSON.stringify(token.slice(0, SHOWN_CHARS));
+  return token.length > SHOWN_CHARS ? `${head.slice(0, -1)}…" (${token.length} characters)` : head;
+}
+
+/**
  * Reads the keys a user or agent meant. Accepts one argument or stdin text; a token that looks like
  * a key attempt but is not 16 hex digits is refused rather than guessed at.
  */
@@ -63,14 +75,14 @@ export function parseKeys(input: string): KeyParse {
     sawForm = true;
     const k = m[1]!;
     if (!isKey(k.toLowerCase()))
-      return { ok: false, reason: `not a cg key: ${JSON.stringify(m[0])} (expected 16 hex digits)` };
+      return { ok: false, reason: `not a cg key: ${shownToken(m[0])} (expected 16 hex digits)` };
     add(k);
   }
   if (sawForm) return { ok: true, keys: found };
   for (const tok of text.split(/[\s,]+/)) {
     if (!tok) continue;
     if (!isKey(tok.toLowerCase()))
-      return { ok: false, reason: `not a cg key: ${JSON.stringify(tok)} (expected 16 hex digits)` };
+      return { ok: false, reason: `not a cg key: ${shownToken(tok)} (expected 16 hex digits)` };
     add(tok);
   }
   return found.length ? { ok: true, keys: found } : { ok: false, reason: 'no key given' };

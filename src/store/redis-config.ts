@@ -8,8 +8,8 @@
  *   fallback       stash in the local disk store while Redis is unreachable (default false: then
  *                  only lossless rewrites happen)
  *   cache          keep what expand read from Redis in the local disk store too (default false)
- *   max_entry_mb   largest entry Redis is sent, compressed (64)
  *
+ * (max_entry_mb, the largest original either store keeps, is the store section's own: config.ts.)
  * These say where originals go, so like store.dir they belong to the user's own config only.
  */
 import { boolean, type ConfigOf, integer, section, string } from '../config/fields.js';
@@ -17,7 +17,6 @@ import { parseRedisUrl, RedisUrlError } from './redis-url.js';
 
 /** Printable, no spaces, no glob characters (the prefix is part of a SCAN pattern). */
 const PREFIX_RE = /^[!-)+->@-Z^-~]{1,64}$/;
-const MIB = 2 ** 20;
 
 /** The keys, merged into config.ts's store section. */
 export const REDIS_FIELDS = {
@@ -30,10 +29,6 @@ export const REDIS_FIELDS = {
   timeoutMs: integer({ min: 50, max: 600_000 }).key('timeout_ms').or(2000),
   fallback: boolean().or(false),
   cache: boolean().or(false),
-  maxEntryBytes: integer({ min: 1, max: 512 })
-    .key('max_entry_mb')
-    .or(64)
-    .to((mb) => mb * MIB),
 };
 
 const REDIS = section(REDIS_FIELDS);

@@ -1,9 +1,11 @@
 /**
- * The connection to one Redis server, made on first use and bounded in time everywhere: connecting
- * and every command have a deadline (timeout_ms, plus time for the bytes a big entry moves), there
- * are no reconnection attempts and no offline queue, so a server that is down or slow costs one
- * bounded wait and then fails. After a failure the link stays down (fails at once) for DOWN_MS, then
- * tries again: a short cg run never waits twice, a long-lived one (cg mcp) recovers.
+ * The connection to one Redis server, made on first use and bounded in time everywhere: each call
+ * has one deadline for connecting and its command together (timeout_ms, plus time for the bytes a
+ * big entry moves), there are no reconnection attempts and no offline queue, and a connection given
+ * up is destroyed at once (not left to close politely with a server that no longer answers), so a
+ * server that is down, stopped or slow costs the one wait the message names and then fails. After
+ * a failure the link stays down (fails at once) for DOWN_MS, then tries again: a short cg run never
+ * waits twice, a long-lived one (cg mcp) recovers.
  *
  * The client (ioredis) is imported only here, only when a command is about to be sent: a Redis URL
  * in the config costs nothing on runs that stash and expand nothing. The socket holds the process
@@ -56,11 +58,14 @@ function isAccessError(message: string): boolean {
   return /^(NOAUTH|WRONGPASS|NOPERM|ERR AUTH|LOADING|MASTERDOWN)\b/.test(message);
 }
 
-async function loadClient(): Promise<typeof import('ioredis').Redis> {
-  const mod = (await import('ioredis')) as unknown as Record<string, unknown> & {
-    default?: Record<string, unknown>;
-  };
-  return (mod.Redis ?? mod.default?.Redis ?? mod.default) as typeof import('ioredis').Redis;
+let clientModule: Promise<typeof import('ioredis').Redis> | undefined;
+/** The client module, imported once; its loading is ours, not the server's, and no deadline counts it. */
+function loadClient(): Promise<typeof import('ioredis').Redis> {
+  clientModule ??= import('ioredis').then((m) => {
+    const mod = m as unknown as Record<string, unknown> & { default?: Record<string, unknown> };
+    return (mod.Redis ?? mod.default?.Redis ?? mod.default) as typeof import('ioredis').Redis;
+  });
+  return clientModule;
 }
 
 export function createRedisLink(target: RedisTarget, timeoutMs: number): RedisLink {
@@ -102,6 +107,9 @@ export function createRedisLink(target: RedisTarget, timeoutMs: number): RedisLi
       maxRetriesPerRequest: 0,
       autoResendUnfulfilledCommands: false,
       connectTimeout: timeoutMs,
+      // ioredis ends a connection it is told to drop and destroys it only after this long (2 s by
+      // default): with a stopped server that kept every failed run alive 2 s past its message.
+      disconnectTimeout: 0,
       // RESP2: every server version speaks it, and cg needs nothing RESP3 adds.
       protocol: 2,
     });
@@ -114,7 +122,10 @@ export function createRedisLink(target: RedisTarget, timeoutMs: number): RedisLi
       await withDeadline(c.connect(), timeoutMs, `no answer within ${timeoutMs} ms`);
       return c;
     } catch (err) {
-      throw fail(lastError ?? oneLine(err instanceof Error ? err.message : String(err)));
+      const why = lastError ?? oneLine(err instanceof Error ? err.message : String(err));
+      // Given up on already (a caller's deadline passed first): that failure and its reason stand.
+      if (client !== c) throw new RedisFailure('down', downReason() ?? why);
+      throw fail(why);
     }
   }
 
@@ -127,15 +138,28 @@ export function createRedisLink(target: RedisTarget, timeoutMs: number): RedisLi
     async run(op, bytes = 0) {
       const reason = downReason();
       if (reason) throw new RedisFailure('down', reason);
+      try {
+        await loadClient();
+      } catch (err) {
+        throw new RedisFailure('down', oneLine(err instanceof Error ? err.message : String(err)));
+      }
       inFlight++;
       hold(true);
+      const ms = timeoutMs + Math.ceil(bytes / 2 ** 20) * MS_PER_MIB;
+      const until = Date.now() + ms;
+      const within = <T>(p: Promise<T>) =>
+        withDeadline(p, Math.max(0, until - Date.now()), `no answer within ${ms} ms`);
       try {
         connecting ??= connect();
-        const c = await connecting;
-        hold(true);
-        const ms = timeoutMs + Math.ceil(bytes / 2 ** 20) * MS_PER_MIB;
+        let c: Redis;
         try {
-          return await withDeadline(op(c), ms, `no answer within ${ms} ms`);
+          c = await within(connecting);
+        } catch (err) {
+          throw err instanceof RedisFailure && !downReason() ? fail(err.message) : err;
+        }
+        hold(true);
+        try {
+          return await within(op(c));
         } catch (err) {
           if (err instanceof RedisFailure) throw fail(err.message); // the deadline passed
           const message = oneLine(err instanceof Error ? err.message : String(err));

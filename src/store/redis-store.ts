@@ -7,25 +7,31 @@
  * - put is set-if-absent (SET NX), then compare: the same bytes are a re-use, different bytes that
  *   hash to the key a collision (refused), and a value that does not decode to its key corrupt
  *   (replaced). A put answers ok only once Redis acknowledged the write.
- * - The total size is Redis's business (maxmemory, `allkeys-lru`); each entry is capped here.
+ * - Anyone who can write the prefix can put anything under a key, so a value is never trusted
+ *   before it is checked (verify.ts): a read inflates at most max_entry_mb, a put's compare at most
+ *   the original's length, and neither holds what has not proved to be the key's original.
+ * - The total size is Redis's business (maxmemory, `allkeys-lru`); each original is capped here
+ *   (max_entry_mb, uncompressed, the same limit a read inflates to).
  * - prune leaves expiry to the server and gives an expiry to entries that have none; clear removes
  *   exactly the keys of this prefix (SCAN … MATCH <prefix>[0-9a-f]×16, then UNLINK).
  *
  * Every call goes through one RedisLink (bounded, lazy). put reports an unreachable server as
  * `unwritable` with the reason, reads as `unavailable`: the fleet store decides what happens next.
  */
-import { decode, encode } from './codec.js';
+import { encode } from './codec.js';
 import { isKey, keyOf } from './keys.js';
 import type { RedisLink } from './redis-link.js';
 import {
   type EntryRead,
   type PruneResult,
   type PutResult,
+  type ReadLimit,
   type ServerInfo,
   type Store,
   StoreActionError,
   type StoreInfo,
 } from './store.js';
+import { compareStored, readStored } from './verify.js';
 
 export interface RedisStoreOptions {
   link: RedisLink;
@@ -39,8 +45,8 @@ export interface RedisStore extends Store {
   readonly backend: 'redis';
   readonly link: RedisLink;
   has(key: string): Promise<boolean>;
-  read(key: string): Promise<EntryRead>;
-  peek(key: string): Promise<EntryRead>;
+  read(key: string, opts?: ReadLimit): Promise<EntryRead>;
+  peek(key: string, opts?: ReadLimit): Promise<EntryRead>;
   /** Refreshes an entry's expiry (an expand served from the local cache is a use too); never throws. */
   touch(key: string): Promise<void>;
   server(): Promise<ServerInfo>;
@@ -67,26 +73,18 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
   };
 
   /** What a stored value says about a key: its original, or why it is not one. */
-  async function judge(key: string, raw: Buffer | null): Promise<EntryRead> {
+  async function judge(key: string, raw: Buffer | null, limit: number): Promise<EntryRead> {
     if (raw === null) return { found: false, why: 'missing' };
-    let bytes: Buffer;
-    try {
-      bytes = await decode(raw);
-    } catch {
-      return { found: false, why: 'corrupt', detail: 'its compressed bytes do not decode' };
-    }
-    if (keyOf(bytes) !== key)
-      return { found: false, why: 'corrupt', detail: 'its bytes do not match its key' };
-    return { found: true, bytes };
+    return readStored(raw, key, limit);
   }
 
-  async function fetch(key: string, refresh: boolean): Promise<EntryRead> {
+  async function fetch(key: string, refresh: boolean, opts: ReadLimit = {}): Promise<EntryRead> {
     if (typeof key !== 'string' || !isKey(key)) return { found: false, why: 'missing' };
     try {
       const raw = await link.run((c) =>
         refresh && ttlSeconds ? c.getexBuffer(name(key), 'EX', ttlSeconds) : c.getBuffer(name(key)),
       );
-      return await judge(key, raw);
+      return await judge(key, raw, Math.min(maxEntryBytes, opts.maxBytes ?? maxEntryBytes));
     } catch (err) {
       return { found: false, why: 'unavailable', detail: (err as Error).message };
     }
@@ -122,6 +120,16 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
     }
   }
 
+  /** A put's refusal of an original larger than any entry this store keeps (or reads back). */
+  function overLimit(key: string, length: number): PutResult {
+    return {
+      ok: false,
+      key,
+      reason: 'error',
+      detail: `an original of ${length} bytes exceeds store.max_entry_mb (${maxEntryBytes / 2 ** 20} MiB)`,
+    };
+  }
+
   const store: RedisStore = {
     backend: 'redis',
     link,
@@ -140,15 +148,8 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
           ? Buffer.from(given.buffer, given.byteOffset, given.byteLength)
           : Buffer.from(original, 'utf8');
         key = keyOf(bytes);
+        if (bytes.length > maxEntryBytes) return overLimit(key, bytes.length);
         const data = await encode(bytes, compress);
-        if (data.length > maxEntryBytes) {
-          return {
-            ok: false,
-            key,
-            reason: 'error',
-            detail: `entry of ${data.length} bytes exceeds store.max_entry_mb (${maxEntryBytes / 2 ** 20} MiB)`,
-          };
-        }
         for (let attempt = 0; attempt < 3; attempt++) {
           const set = await link.run((c) => setEntry(c, key, data, true), data.length);
           if (set === 'OK') return { ok: true, key, created: true };
@@ -156,22 +157,19 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
             (c) => (ttlSeconds ? c.getexBuffer(name(key), 'EX', ttlSeconds) : c.getBuffer(name(key))),
             data.length,
           );
-          const found = await judge(key, raw);
-          if (found.found) {
-            return found.bytes.equals(bytes)
-              ? { ok: true, key, created: false }
-              : {
-                  ok: false,
-                  key,
-                  reason: 'collision',
-                  detail: `a different entry already exists at ${name(key)}`,
-                };
-          }
-          if (found.why === 'corrupt') {
-            await link.run((c) => setEntry(c, key, data, false), data.length);
-            return { ok: true, key, created: true };
-          }
           // Missing: it expired between the two commands; set it again.
+          if (raw === null) continue;
+          const found = await compareStored(raw, key, bytes, maxEntryBytes);
+          if (found.is === 'same') return { ok: true, key, created: false };
+          if (found.is === 'different')
+            return {
+              ok: false,
+              key,
+              reason: 'collision',
+              detail: `a different entry already exists at ${name(key)}`,
+            };
+          await link.run((c) => setEntry(c, key, data, false), data.length);
+          return { ok: true, key, created: true };
         }
         return {
           ok: false,
@@ -200,9 +198,11 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
             ? Buffer.from(given.buffer, given.byteOffset, given.byteLength)
             : Buffer.from(original, 'utf8');
           const key = keyOf(bytes);
-          const data = await encode(bytes, compress);
-          if (data.length > maxEntryBytes) results[i] = await store.put(original, given);
-          else slice.push({ i, key, data });
+          if (bytes.length > maxEntryBytes) {
+            results[i] = overLimit(key, bytes.length);
+            continue;
+          }
+          slice.push({ i, key, data: await encode(bytes, compress) });
         }
         let replies: [Error | null, unknown][] | null;
         const moved = slice.reduce((n, s) => n + s.data.length, 0);
@@ -266,8 +266,8 @@ export function createRedisStore(opts: RedisStoreOptions): RedisStore {
       return (await link.run(cmd).catch(() => 0)) === 1;
     },
 
-    read: (key) => fetch(key, true),
-    peek: (key) => fetch(key, false),
+    read: (key, opts) => fetch(key, true, opts),
+    peek: (key, opts) => fetch(key, false, opts),
 
     async touch(key) {
       if (!ttlSeconds || !isKey(key)) return;

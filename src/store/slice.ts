@@ -9,6 +9,7 @@
  */
 import { unsupportedConstruct } from '../dsl/regex.js';
 import { UsageError } from '../errors.js';
+import { shownToken } from './marker.js';
 
 export interface LineRange {
   from: number;
@@ -23,11 +24,11 @@ export type LineTest = (line: string) => boolean;
 export function parseLineRange(spec: string, option = '--lines'): LineRange {
   const m = /^\s*(\d*)\s*(-?)\s*(\d*)\s*$/.exec(spec);
   if (!m || (!m[1] && !m[3]))
-    throw new UsageError(`${option}: expected A-B, A-, -B or A (1-based), got "${spec}"`);
+    throw new UsageError(`${option}: expected A-B, A-, -B or A (1-based), got ${shownToken(spec)}`);
   const from = m[1] ? Number(m[1]) : 1;
   const to = m[3] ? Number(m[3]) : m[2] ? Number.POSITIVE_INFINITY : from;
   if (from < 1 || to < from)
-    throw new UsageError(`${option}: "${spec}" is not a range of lines (1-based, A ≤ B)`);
+    throw new UsageError(`${option}: ${shownToken(spec)} is not a range of lines (1-based, A ≤ B)`);
   return { from, to };
 }
 
@@ -36,7 +37,7 @@ export async function compileGrep(pattern: string, option = '--grep'): Promise<L
   const bad = unsupportedConstruct(pattern);
   if (bad) {
     throw new UsageError(
-      `${option}: ${JSON.stringify(pattern)} uses ${bad}, which RE2 does not support ` +
+      `${option}: ${shownToken(pattern)} uses ${bad}, which RE2 does not support ` +
         '(patterns match in linear time: no look-around, no back-references)',
     );
   }
@@ -46,9 +47,7 @@ export async function compileGrep(pattern: string, option = '--grep'): Promise<L
     return (line) => re.test(line);
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).replace(/^error parsing regexp: /, '');
-    throw new UsageError(
-      `${option}: ${JSON.stringify(pattern)} is not a valid RE2 regular expression: ${why}`,
-    );
+    throw new UsageError(`${option}: ${shownToken(pattern)} is not a valid RE2 regular expression: ${why}`);
   }
 }
 
@@ -57,6 +56,20 @@ function splitLines(text: string): string[] {
   const lines = text.split('\n');
   if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
   return lines;
+}
+
+/**
+ * Why a range asks for nothing this text has — it starts past the last line — or undefined when it
+ * fits (a range that runs past the end is cut there, like sed). An empty slice is never silent.
+ */
+export function rangeProblem(text: string, range: LineRange, option = '--lines'): string | undefined {
+  const count = text === '' ? 0 : splitLines(text).length;
+  if (range.from <= count) return undefined;
+  const spec =
+    range.to === range.from
+      ? `${range.from}`
+      : `${range.from}-${range.to === Number.POSITIVE_INFINITY ? '' : range.to}`;
+  return `${option} ${spec}: the original has ${count} line${count === 1 ? '' : 's'}`;
 }
 
 /** The slice an agent asked for, or the whole text when it asked for none. */

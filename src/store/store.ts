@@ -65,6 +65,14 @@ export class StoreActionError extends Error {
   readonly exitCode = 1;
 }
 
+/**
+ * A read that knows how long the original is (a stats record says): nothing longer is inflated, and
+ * an entry that would be is corrupt. The store's own limit (max_entry_mb) applies either way.
+ */
+export interface ReadLimit {
+  maxBytes?: number;
+}
+
 /** One original for putMany: what put takes. */
 export interface PutItem {
   original: string;
@@ -94,7 +102,7 @@ export interface Store {
   /** The original bytes, or undefined when absent or corrupt. Touches the entry's mtime (LRU). */
   get(key: string): Promise<Buffer | undefined>;
   /** Like get, but says why an entry is not there (optional: readEntry falls back to get). */
-  read?(key: string): Promise<EntryRead>;
+  read?(key: string, opts?: ReadLimit): Promise<EntryRead>;
   /**
    * Whether an entry exists under key, without reading it (optional: a caller without it falls back
    * on put, which reads an existing entry to compare).
@@ -103,7 +111,7 @@ export interface Store {
   /** has for many keys at once (optional: hasAll falls back on has). */
   hasMany?(keys: readonly string[]): Promise<boolean[]>;
   /** Like read, but leaves the entry's LRU time or expiry as it was (counting is not a use). */
-  peek?(key: string): Promise<EntryRead>;
+  peek?(key: string, opts?: ReadLimit): Promise<EntryRead>;
   /**
    * When entries were last removed (a prune or a clear, by any process), where the backend can tell
    * (optional). A caller that remembers which keys are stored forgets that when this changes.
@@ -121,8 +129,8 @@ export interface Store {
 }
 
 /** store.read when the backend has it, else get (which cannot tell missing from corrupt). */
-export async function readEntry(store: Store, key: string): Promise<EntryRead> {
-  if (store.read) return store.read(key);
+export async function readEntry(store: Store, key: string, limit?: ReadLimit): Promise<EntryRead> {
+  if (store.read) return store.read(key, limit);
   const bytes = await store.get(key);
   return bytes ? { found: true, bytes } : { found: false, why: 'missing' };
 }
@@ -149,4 +157,9 @@ export interface StoreOptions {
   ttlDays: number;
   maxBytes: number;
   compress: boolean;
+  /**
+   * The largest original kept (store.max_entry_mb), uncompressed: a put of a larger one is refused,
+   * and no read inflates a stored form past it. Absent: the default (1 GiB).
+   */
+  maxEntryBytes?: number;
 }

@@ -10,8 +10,9 @@
  * without digits stay: they are the message. A ':' inside `://` does not split (URLs stay one slot).
  *
  * One pass over the line's characters, no regex: the fallback runs this on every line of inputs of
- * many megabytes.
+ * many megabytes. A line that is one JSON object is templated by its fields instead (json-template.ts).
  */
+import { jsonLineTemplate, looksLikeJsonObject } from './json-template.js';
 
 export interface LineTemplate {
   /** The line with every slot written `<*>`: equal keys mean the same template. */
@@ -76,6 +77,11 @@ function mayCloseQuote(line: string, j: number): boolean {
 const MAX_QUOTED = 256;
 
 export function templateOf(line: string): LineTemplate {
+  // A JSON-lines log line is templated field by field (json-template.ts), not as quoted strings.
+  if (line.length > 2 && looksLikeJsonObject(line)) {
+    const t = jsonLineTemplate(line);
+    if (t) return t;
+  }
   const values: string[] = [];
   let key = '';
   let copied = 0; // line[copied..i) is still to be appended to key verbatim

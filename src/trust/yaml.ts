@@ -4,8 +4,15 @@
  * ("billion laughs": a few lines whose aliases expand to gigabytes) refused by alias count before it
  * expands. A message from the parser is cut to a short excerpt, so a file that is not YAML at all
  * (a key file, an environment dump) is never echoed back in an error.
+ *
+ * Nor is a file that is YAML but not cg's: a mapping none of whose top-level keys is one the format
+ * knows, or a near miss of one (`--config /etc/shadow`, a credentials JSON, an env file), is the
+ * wrong file, said to be so without a word of it — its keys may be its secrets, and cg's stderr
+ * often lands in an agent's context. Only in a file of cg's own format does an error quote a bad key
+ * or value, as a short excerpt (config/fields.ts): that is what lets its author find the typo.
  */
 import type { Document } from 'yaml';
+import { nearest } from '../config/nearest.js';
 import { ConfigError } from '../errors.js';
 import { cjsExports } from '../lazy.js';
 
@@ -21,6 +28,8 @@ export interface YamlOptions {
   duplicateKey?: string;
   /** What the top-level mapping holds ("settings"): anything but a mapping (or nothing) is an error. */
   mappingOf: string;
+  /** The top-level keys of the format, and what a file of it is called ("cg config"). */
+  format?: { keys: readonly string[]; name: string };
 }
 
 const EXCERPT_CHARS = 80;
@@ -56,7 +65,20 @@ export async function parseYamlFile(text: string, file: string, opts: YamlOption
     const got = Array.isArray(value) ? 'a list' : `a ${typeof value}`;
     throw new ConfigError('', `expected a mapping of ${opts.mappingOf}, got ${got}`, file);
   }
+  if (opts.format && value && !ofFormat(Object.keys(value), opts.format.keys)) {
+    const { keys, name } = opts.format;
+    throw new ConfigError(
+      '',
+      `is not a ${name}: none of its top-level keys is one (${keys.join(', ')})`,
+      file,
+    );
+  }
   return { doc, value };
+}
+
+/** Whether any of a mapping's keys is one of the format's, or close enough to be a typo of one. */
+function ofFormat(keys: readonly string[], known: readonly string[]): boolean {
+  return keys.length === 0 || keys.some((k) => known.includes(k) || nearest(k, known) !== undefined);
 }
 
 function messageOf(err: unknown): string {

@@ -78,4 +78,16 @@ describe('cg expand --grep', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.out).toBe('');
   });
+
+  it.each([
+    ['as a key', (bogus: string) => ['expand', bogus]],
+    ['as a --lines range', (bogus: string) => ['expand', '0123456789abcdef', '--lines', bogus]],
+    ['as a --grep pattern', (bogus: string) => ['expand', '0123456789abcdef', '--grep', `(?=${bogus}`]],
+  ])('echoes only a short excerpt of a 100 KB argument given %s, in one line, exit 2', (_name, args) => {
+    const r = cg(args('a'.repeat(100_000)), { storeDir: tempDir() });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr.length).toBeLessThan(300);
+    expect(r.stderr).toMatch(/…" \(\d+ characters\)/);
+  });
 });

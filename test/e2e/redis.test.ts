@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyOf } from '../../src/store/keys.js';
@@ -156,6 +157,28 @@ describe.skipIf(!REDIS_SERVER)(`the Redis store${NEEDS_REDIS}`, () => {
     await expectExpands(m, key, input);
   });
 
+  it('reports a planted decompression bomb as corrupt in one line, and the next run stashes over it', async () => {
+    // 64 MiB of zeros in about 64 KB under a 4 MiB limit: the shape of the 14 MB value of 3 GB that
+    // took cg expand to 6.37 GB and a stash comparing against it to 2.17 GB.
+    const m = machine('bomb', server.url(), { max_entry_mb: 4, prefix: 'bomb:' });
+    const input = seq(70_000);
+    const key = keyOf(input);
+    await admin.set(`bomb:${key}`, gzipSync(Buffer.alloc(64 * 2 ** 20), { level: 1 }));
+    const bad = await cg(m, ['expand', key]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout.length).toBe(0);
+    expect(bad.stderr).toMatch(
+      new RegExp(
+        `^cg: ${key}: the entry in the store at .* is corrupt \\(it holds more than store\\.max_entry_mb \\(4 MiB\\)[^\n]*\n$`,
+      ),
+    );
+    const again = await cg(m, [], input);
+    expect(again.stderr).toBe('');
+    expect(again.out).toContain(`<<cg:${key}>>`);
+    await expectExpands(m, key, input);
+    expect((await cg(m, ['stats', '--json'])).code).toBe(0);
+  });
+
   it('keeps teams apart by prefix, and store clear removes only its own prefix', async () => {
     const teamA = machine('team-a', server.url(), { prefix: 'team-a:' });
     const teamB = machine('team-b', server.url(), { prefix: 'team-b:' });
@@ -287,6 +310,19 @@ describe.skipIf(!REDIS_SERVER)(`a Redis server that is wrong, away or slow${NEED
     const key = KEY_RE.exec(r.out)![1]!;
     expect(localEntries(m)).toEqual([key]);
     await expectExpands(m, key, input);
+  });
+
+  it('expands a key from the local store when Redis cannot be reached, fallback or not, with one line', async () => {
+    const m = machine('expand-local', 'redis://127.0.0.1:1/0');
+    // Stashed on this machine before Redis was set up (no CG_STORE_URL yet).
+    const before = await cg(m, [], input, { CG_STORE_URL: '' });
+    const key = KEY_RE.exec(before.out)![1]!;
+    const r = await cg(m, ['expand', key]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.equals(Buffer.from(input))).toBe(true);
+    expect(r.stderr).toMatch(
+      /^cg: store redis:\/\/127\.0\.0\.1:1\/0: connect ECONNREFUSED[^\n]*; read from the local store at [^\n]*\n$/,
+    );
   });
 
   it('says in one line why expand cannot reach the store, and exits 1', async () => {

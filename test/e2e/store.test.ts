@@ -17,6 +17,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createFsStore, entryPath, STORE_DEFAULTS } from '../../src/store/fs-store.js';
 import { keyOf } from '../../src/store/keys.js';
@@ -185,6 +186,98 @@ describe('a corrupt store entry', () => {
     const back = cg(['expand', key], { storeDir: store });
     expect(back.code).toBe(0);
     expect(back.stdout.equals(Buffer.from(input))).toBe(true);
+  });
+});
+
+describe('a decompression bomb planted under a key', () => {
+  // 64 MiB of zeros in about 64 KB, under a store limit of 4 MiB (store.max_entry_mb in the user's
+  // config): the same shape as the 14 MB value of 3 GB that took cg expand to 6.37 GB.
+  const MIB = 2 ** 20;
+  function planted(): { store: string; key: string; input: string; config: string } {
+    const store = join(tempDir('cg-bomb-'), 'store');
+    const config = `${store}.config`;
+    mkdirSync(join(config, 'cg'), { recursive: true });
+    writeFileSync(join(config, 'cg', 'config.yaml'), 'store:\n  max_entry_mb: 4\n');
+    const input = seq(100_000);
+    const key = keyOf(input);
+    mkdirSync(join(store, key.slice(0, 2)), { recursive: true });
+    writeFileSync(entryPath(store, key), gzipSync(Buffer.alloc(64 * MIB), { level: 1 }));
+    return { store, key, input, config };
+  }
+  const run = (args: string[], p: ReturnType<typeof planted>, input = '') =>
+    cg(args, { input, storeDir: p.store, env: { XDG_CONFIG_HOME: p.config } });
+
+  it('is reported by cg expand as corrupt in one line (exit 1), never inflated past the limit', () => {
+    const p = planted();
+    const r = run(['expand', p.key], p);
+    expect(r.code).toBe(1);
+    expect(r.stdout.length).toBe(0);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^cg: ${p.key}: the entry in the store at .* is corrupt \\(it holds more than store\\.max_entry_mb \\(4 MiB\\).*re-run the command to stash its output again\n$`,
+      ),
+    );
+  });
+
+  it('is replaced by the next run that stashes the same output, whose marker then expands', () => {
+    const p = planted();
+    const again = run([], p, p.input);
+    expect(again.code).toBe(0);
+    expect(again.out).toContain(`<<cg:${p.key}>>`);
+    expect(again.stderr).toBe('');
+    const back = run(['expand', p.key], p);
+    expect(back.code).toBe(0);
+    expect(back.stdout.equals(Buffer.from(p.input))).toBe(true);
+    expect(run(['stats', '--json'], p).code).toBe(0);
+  });
+
+  it('leaves cg stats answering, as for an original gone from the store', () => {
+    const p = planted();
+    // A run whose original (counted from the store by cg stats) the bomb then takes the place of.
+    const counted = run(['run', '--', 'seq', '1', '100000'], p);
+    expect(counted.code).toBe(0);
+    expect(counted.out).toContain(`<<cg:${p.key}>>`);
+    writeFileSync(entryPath(p.store, p.key), gzipSync(Buffer.alloc(64 * MIB), { level: 1 }));
+    const stats = run(['stats', '--json'], p);
+    expect(stats.code).toBe(0);
+    expect(stats.stderr).toBe('');
+    expect(JSON.parse(stats.out).runs).toBe(1);
+  });
+});
+
+describe('a home directory that does not exist', () => {
+  function homeless(): { home: string; env: Record<string, string> } {
+    const home = join(tempDir('cg-homeless-'), 'nonexistent');
+    return { home, env: { PATH: process.env.PATH ?? '', HOME: home } };
+  }
+
+  it('is never created: the output passes with lossless rewrites only, and one line says why', () => {
+    const { home, env } = homeless();
+    const input = seq(100_000);
+    const r = spawnSync(process.execPath, [BIN], { input, env, encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(input);
+    expect(r.stderr).toBe(
+      `cg: no store (the home directory ${home} does not exist); lossless rewrites only: set CG_STORE_DIR to keep originals\n`,
+    );
+    const run = spawnSync(process.execPath, [BIN, 'run', '--', 'seq', '1', '100000'], {
+      env,
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(input);
+    expect(spawnSync(process.execPath, [BIN, 'stats'], { env, encoding: 'utf8' }).status).toBe(0);
+    expect(existsSync(home)).toBe(false);
+  });
+
+  it('still uses the store and state directories the environment names', () => {
+    const { home, env } = homeless();
+    const dirs = tempDir('cg-named-');
+    const named = { ...env, CG_STORE_DIR: join(dirs, 'store'), CG_STATE_DIR: join(dirs, 'state') };
+    const r = spawnSync(process.execPath, [BIN], { input: seq(100_000), env: named, encoding: 'utf8' });
+    expect(r.stdout).toMatch(KEY_RE);
+    expect(r.stderr).toBe('');
+    expect(existsSync(home)).toBe(false);
   });
 });
 

@@ -115,7 +115,8 @@ describe('config', () => {
     });
     expect(parseConfigObject({}).store).toMatchObject({
       maxBytes: 512 * 2 ** 20,
-      maxEntryBytes: 64 * 2 ** 20,
+      // The largest original either store keeps, uncompressed: what a read inflates to at most.
+      maxEntryBytes: 1024 * 2 ** 20,
     });
     expect('dir' in parseConfigObject({}).store).toBe(false);
   });

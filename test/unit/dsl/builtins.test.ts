@@ -15,14 +15,18 @@
  * as truncate_lines_at would cut it. Any other change to a signal line (replace, a match_output
  * message instead of it) fails: errors reach the agent verbatim — except that a filter grouping
  * lines (group_lines) may write a signal line as its group's item (tsc: one message, every
- * location), or cut it at max_items when the group says how many it cut; and a filter may rewrite
- * what comes before a line's first signal word, never that word and what follows it.
+ * location), or cut it at max_items when the group says how many it cut; a path listing rolled up
+ * into a tree (path_tree) names or counts each path (errors.js is a file, not an error); and a
+ * filter may rewrite what comes before a line's first signal word, never that word and what follows it.
+ * For a filter that decodes a tool's JSON (decode), the error lines are those of the text the
+ * plain tool prints (failureView): `--- FAIL: TestX`, not the JSON event that carries it.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { precompileBuiltins } from '../../../src/dsl/builtins.js';
 import { compileFilter, patternsOf } from '../../../src/dsl/compile.js';
 import {
+  failureView,
   hasFailureSignal as hasErrorSignal,
   FAILURE_SIGNAL as SIGNAL,
 } from '../../../src/dsl/failure-lines.js';
@@ -63,6 +67,21 @@ function keptAsItem(spec: FilterSpec, line: string, expected: string): boolean {
   if (rule.join === undefined ? out.includes(item.trimEnd()) : out.some((l) => l.includes(item.trimEnd())))
     return true;
   return rule.max_items !== undefined && /… \+\d+ more$/m.test(expected);
+}
+
+/**
+ * A path listing's line (path_tree) counts as kept when the tree names it — its last segment is in
+ * the expected output — or summarises it: a directory above it is there with its counts. A file
+ * called errors.js is a path, not an error.
+ */
+function keptInTree(spec: FilterSpec, line: string, expected: string): boolean {
+  const tree = spec.path_tree;
+  if (!tree) return false;
+  const re = compileRegex(tree.entry, { file: '', path: '' });
+  if (!re.test(line)) return false;
+  const segments = re.matcher(line).replaceFirst(tree.path).split('/').filter(Boolean);
+  if (expected.includes(segments[segments.length - 1] ?? '\u0000')) return true;
+  return segments.slice(0, -1).some((dir) => expected.includes(`${dir}/ (`));
 }
 
 const normalise = (line: string) => stripAnsiText(line).trimEnd();
@@ -152,13 +171,16 @@ for (const { def, filter } of compiled) {
       (_name, t) => {
         const kept = new Set(linesOf(t.expected));
         const max = spec.truncate_lines_at;
-        const missing = linesOf(t.input).filter(
+        // A JSON stream's error lines are those its tool prints (failureView), not the JSON lines.
+        const view = spec.decode === undefined ? t.input : failureView(t.input);
+        const missing = linesOf(view).filter(
           (l) =>
             hasErrorSignal(l) &&
             !kept.has(l) &&
             !(max !== undefined && kept.has(truncateLine(l, max))) &&
             !keptFromSignal(l, kept) &&
-            !keptAsItem(spec, l, t.expected),
+            !keptAsItem(spec, l, t.expected) &&
+            !keptInTree(spec, l, t.expected),
         );
         expect(missing).toEqual([]);
       },

@@ -35,6 +35,11 @@ describe('session identity', () => {
   it('keeps records under the state dir, like the stats ledger', () => {
     expect(sessionsDir({ CG_STATE_DIR: '/tmp/st' })).toBe('/tmp/st/sessions');
     expect(sessionsDir({ XDG_STATE_HOME: '/x/state' })).toBe('/x/state/cg/sessions');
-    expect(sessionsDir({ XDG_STATE_HOME: 'relative', HOME: '/h' })).toMatch(/\.local\/state\/cg\/sessions$/);
+    expect(sessionsDir({ XDG_STATE_HOME: 'relative', HOME: '/' })).toBe('/.local/state/cg/sessions');
+  });
+
+  it('keeps no records when the state dir would hang from a home directory that does not exist', () => {
+    expect(sessionsDir({ HOME: '/nonexistent-cg-home' })).toBeUndefined();
+    expect(sessionsDir({ HOME: '/nonexistent-cg-home', CG_STATE_DIR: '/tmp/st' })).toBe('/tmp/st/sessions');
   });
 });

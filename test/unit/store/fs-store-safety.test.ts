@@ -10,10 +10,12 @@ import {
   readFileSync,
   statSync,
   symlinkSync,
+  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import * as fsp from 'node:fs/promises';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFsStore, entryPath, STORE_DEFAULTS } from '../../../src/store/fs-store.js';
 import { keyOf } from '../../../src/store/keys.js';
@@ -118,6 +120,99 @@ describe('a prune racing a re-use of the same key', () => {
     expect(r.removed).toBe(1);
     expect(await store.get(a.key)).toBeDefined();
     expect(existsSync(entryPath(store.dir, b.key))).toBe(false);
+  });
+});
+
+describe('values planted under a key', () => {
+  const MIB = 2 ** 20;
+  const text = 'the output a run stashes\n'.repeat(2000);
+  const key = keyOf(text);
+  /** What sits under the key's name before any put. */
+  const plant = (store: { dir: string }, what: (path: string) => void) => {
+    mkdirSync(join(store.dir, key.slice(0, 2)), { recursive: true });
+    what(entryPath(store.dir, key));
+  };
+  /** Names in the store that are neither entries nor its own stamps (temps, things set aside). */
+  const strays = (dir: string) =>
+    readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter(
+      (n) => !/^([0-9a-f]{2}(\/[0-9a-f]{16})?|\.last-prune)$/.test(n),
+    );
+
+  it('reads a gzip value that inflates past max_entry_mb as corrupt, and the next put replaces it', async () => {
+    const store = makeStore({ maxEntryBytes: 4 * MIB });
+    plant(store, (path) => writeFileSync(path, gzipSync(Buffer.alloc(64 * MIB), { level: 1 })));
+    expect(await store.read!(key)).toMatchObject({
+      found: false,
+      why: 'corrupt',
+      detail: expect.stringMatching(/more than store\.max_entry_mb \(4 MiB\)/),
+    });
+    expect(await store.put(text)).toEqual({ ok: true, key, created: true });
+    expect((await store.get(key))!.toString()).toBe(text);
+  });
+
+  it('refuses to stash an original larger than max_entry_mb, which it could never read back', async () => {
+    const store = makeStore({ maxEntryBytes: 1024 });
+    const r = await store.put('x'.repeat(2000));
+    expect(r).toMatchObject({
+      ok: false,
+      reason: 'error',
+      detail: expect.stringMatching(/exceeds store\.max_entry_mb/),
+    });
+    expect((await store.putMany!([{ original: 'y'.repeat(2000) }]))[0]).toMatchObject({
+      ok: false,
+      reason: 'error',
+    });
+    expect((await store.info()).entries).toBe(0);
+  });
+
+  it('reads a huge sparse file as corrupt without reading it, and the next put replaces it', async () => {
+    const store = makeStore();
+    plant(store, (path) => {
+      writeFileSync(path, '');
+      truncateSync(path, 3 * 1024 * MIB);
+    });
+    expect(await store.read!(key)).toMatchObject({ found: false, why: 'corrupt' });
+    expect(await store.put(text)).toEqual({ ok: true, key, created: true });
+    expect(statSync(entryPath(store.dir, key)).size).toBeLessThan(MIB);
+    expect((await store.get(key))!.toString()).toBe(text);
+  });
+
+  it.each([
+    ['empty', (_dir: string) => undefined],
+    [
+      'holding files and a link to outside the store',
+      (dir: string, outside = tempDir('cg-outside-')) => {
+        writeFileSync(join(outside, 'keep.txt'), 'not the store');
+        mkdirSync(join(dir, 'sub'));
+        writeFileSync(join(dir, 'sub', 'file'), 'planted');
+        symlinkSync(outside, join(dir, 'out'));
+        return outside;
+      },
+    ],
+  ])(
+    'replaces a directory planted where an entry belongs (%s), never touching what it links to',
+    async (_name, fill) => {
+      const store = makeStore();
+      let outside: string | undefined;
+      plant(store, (path) => {
+        mkdirSync(path);
+        outside = fill(path) ?? undefined;
+      });
+      expect(await store.read!(key)).toMatchObject({ found: false, why: 'corrupt' });
+      expect(await store.put(text)).toEqual({ ok: true, key, created: true });
+      expect(lstatSync(entryPath(store.dir, key)).isFile()).toBe(true);
+      expect((await store.get(key))!.toString()).toBe(text);
+      expect(strays(store.dir)).toEqual([]);
+      if (outside) expect(readFileSync(join(outside, 'keep.txt'), 'utf8')).toBe('not the store');
+    },
+  );
+
+  it('replaces a planted directory through a batch put too', async () => {
+    const store = makeStore();
+    plant(store, (path) => mkdirSync(path));
+    const results = await store.putMany!([{ original: text }, { original: 'another\n' }]);
+    expect(results[0]).toEqual({ ok: true, key, created: true });
+    expect((await store.get(key))!.toString()).toBe(text);
   });
 });
 

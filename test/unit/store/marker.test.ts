@@ -72,6 +72,18 @@ describe('parseKeys', () => {
     expect(!r.ok && r.reason).toMatch(/not a cg key/);
   });
 
+  it.each([
+    ['a bare token', (t: string) => t],
+    ['a marker-like form', (t: string) => `<<cg:${t}>>`],
+  ])('echoes only a short excerpt of a huge bogus key given as %s', (_name, wrap) => {
+    const bogus = 'x'.repeat(100_000);
+    const r = parseKeys(wrap(bogus));
+    expect(r.ok).toBe(false);
+    const reason = (r as { reason: string }).reason;
+    expect(reason.length).toBeLessThan(120);
+    expect(reason).toMatch(/^not a cg key: ".*…" \(\d+ characters\) \(expected 16 hex digits\)$/);
+  });
+
   it('refuses empty input', () => {
     expect(parseKeys('   \n')).toEqual({ ok: false, reason: 'no key given' });
   });

@@ -2,8 +2,10 @@
  * The Redis store and its link against a real redis-server (skipped when none is installed), and
  * the fleet store's choices between Redis and the local disk store with stand-ins for both.
  */
+import { createRequire } from 'node:module';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createFleetStore } from '../../../src/store/fleet-store.js';
@@ -12,7 +14,7 @@ import { keyOf } from '../../../src/store/keys.js';
 import { createRedisLink } from '../../../src/store/redis-link.js';
 import { createRedisStore, type RedisStore } from '../../../src/store/redis-store.js';
 import { parseRedisUrl } from '../../../src/store/redis-url.js';
-import type { PutResult } from '../../../src/store/store.js';
+import type { EntryRead, PutResult } from '../../../src/store/store.js';
 import { tempDir } from '../../helpers.js';
 import { MemoryStore } from '../../memory-store.js';
 import { NEEDS_REDIS, REDIS_SERVER, RedisServer } from '../../redis-server.js';
@@ -167,6 +169,31 @@ describe.skipIf(!REDIS_SERVER)(`the Redis store on a real server${NEEDS_REDIS}`,
     expect((await store.get(key))!.toString()).toBe(text);
   });
 
+  it('reads a planted gzip value that inflates past max_entry_mb as corrupt, and the next put replaces it', async () => {
+    const store = open({ maxEntryBytes: 4 * 2 ** 20 });
+    const text = 'stashed by a run\n'.repeat(400);
+    const key = keyOf(text);
+    const name = `${store.dir.split('#')[1]}${key}`;
+    // 64 MiB of zeros in about 64 KB, set under the key's name by whoever can write the prefix.
+    await admin.set(name, gzipSync(Buffer.alloc(64 * 2 ** 20), { level: 1 }));
+    expect(await store.read(key)).toMatchObject({
+      found: false,
+      why: 'corrupt',
+      detail: expect.stringMatching(/more than store\.max_entry_mb \(4 MiB\)/),
+    });
+    // The stash compares what is there with its original, bounded by the original's length.
+    expect(await store.put(text)).toEqual({ ok: true, key, created: true });
+    expect((await store.get(key))!.toString()).toBe(text);
+  });
+
+  it('reads no more of an entry than the length a caller knows it has', async () => {
+    const store = open();
+    const text = 'counted by cg stats\n'.repeat(400);
+    const { key } = await store.put(text);
+    expect(await store.peek(key, { maxBytes: Buffer.byteLength(text) })).toMatchObject({ found: true });
+    expect(await store.peek(key, { maxBytes: 100 })).toMatchObject({ found: false, why: 'corrupt' });
+  });
+
   it('refuses an entry over the per-entry cap without sending it', async () => {
     const store = open({ maxEntryBytes: 1024, compress: false });
     const r = await store.put('x'.repeat(2000));
@@ -227,11 +254,90 @@ describe(`the Redis link`, () => {
     expect(link.downReason()).toMatch(/no answer/);
   });
 
+  it('bounds connecting and the command together by timeout_ms, not each of them', async () => {
+    // Answers its ready check (INFO) and a PING after 300 ms each, anything else at once: connecting
+    // and the PING each fit in 400 ms, both together do not.
+    const slow = createServer((s) => {
+      sockets.push(s);
+      s.on('data', (d) => {
+        for (const name of commandNames(d.toString('latin1'))) {
+          const answer = () => s.writable && s.write(replyTo(name));
+          if (name === 'info' || name === 'ping') setTimeout(answer, 300);
+          else answer();
+        }
+      });
+    });
+    const url = await listening(slow);
+    try {
+      const link = createRedisLink(parseRedisUrl(url), 400);
+      await expect(link.run((c) => c.ping())).rejects.toMatchObject({
+        kind: 'down',
+        message: 'no answer within 400 ms',
+      });
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => slow.close(r));
+    }
+  });
+
+  it('drops the connection to a server that stopped answering at once, so nothing waits on it', async () => {
+    // ioredis ends such a connection and destroys it only 2 s later; a stopped (SIGSTOP) server
+    // never closes its side, so every failed cg run waited those 2 s past its message.
+    const net = createRequire(import.meta.url)('node:net') as typeof import('node:net');
+    const original = net.createConnection;
+    const made: Socket[] = [];
+    const spy = vi.spyOn(net, 'createConnection').mockImplementation(((...args: unknown[]) => {
+      const socket = (original as (...a: unknown[]) => Socket).apply(net, args);
+      made.push(socket);
+      return socket;
+    }) as typeof net.createConnection);
+    // Like a stopped server, it keeps its side open when ours ends.
+    const stopped = createServer({ allowHalfOpen: true }, (s) => sockets.push(s));
+    const url = await listening(stopped);
+    try {
+      const link = createRedisLink(parseRedisUrl(url), 200);
+      await expect(link.run((c) => c.ping())).rejects.toMatchObject({ kind: 'down' });
+      // A timer set now runs after any ioredis set while giving up.
+      await new Promise((r) => setTimeout(r, 1));
+      expect(made).toHaveLength(1);
+      expect(made[0]!.destroyed).toBe(true);
+    } finally {
+      spy.mockRestore();
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => stopped.close(r));
+    }
+  });
+
   it('reports a refused connection with the socket error', async () => {
     const link = createRedisLink(parseRedisUrl('redis://127.0.0.1:1'), 500);
     await expect(link.run((c) => c.ping())).rejects.toMatchObject({ kind: 'down', message: /ECONNREFUSED/ });
   });
 });
+
+/** Starts a server on a free loopback port; its redis:// URL. */
+async function listening(server: Server): Promise<string> {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const a = server.address();
+  return `redis://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+}
+
+/** The command names in RESP text (`*2\r\n$4\r\nPING\r\n…`), in order. */
+function commandNames(text: string): string[] {
+  const lines = text.split('\r\n');
+  const names: string[] = [];
+  for (let i = 0; i < lines.length; i++)
+    if (lines[i]!.startsWith('*')) names.push(lines[i + 2]!.toLowerCase());
+  return names;
+}
+
+/** What a Redis server says to a command, as far as a connection's start and a PING need. */
+function replyTo(name: string): string {
+  if (name === 'info') {
+    const body = '# Server\r\nredis_version:7.0.0\r\nloading:0\r\n';
+    return `$${body.length}\r\n${body}\r\n`;
+  }
+  return name === 'ping' ? '+PONG\r\n' : '+OK\r\n';
+}
 
 /** A Redis store stand-in whose answers a test sets. */
 function fakeRedis(put: (original: string) => PutResult, entries = new Map<string, Buffer>()): RedisStore {
@@ -356,6 +462,37 @@ describe('the fleet store', () => {
     const opts = { redis: fakeRedis(down), local: disk, warn: () => {} };
     expect(await createFleetStore({ ...opts, fallback: true, cache: false }).has!(key)).toBe(true);
     expect(await createFleetStore({ ...opts, fallback: false, cache: true }).has!(key)).toBe(false);
+  });
+
+  it('answers a read from the local store when Redis cannot be reached, whatever the roles, saying so once', async () => {
+    const disk = local();
+    const text = 'stashed here before Redis was set up';
+    await disk.put(text);
+    const away: EntryRead = { found: false, why: 'unavailable', detail: 'connect ECONNREFUSED' };
+    const redis = { ...fakeRedis(down), read: async () => away, peek: async () => away };
+    const warn = vi.fn();
+    const fleet = createFleetStore({ redis, local: disk, fallback: false, cache: false, warn });
+    expect((await fleet.get(keyOf(text)))!.toString()).toBe(text);
+    expect((await fleet.peek!(keyOf(text))).found).toBe(true);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toMatch(/ECONNREFUSED; read from the local store at /);
+    // A key in neither says why Redis could not answer.
+    expect(await fleet.read!('0123456789abcdef')).toEqual(away);
+  });
+
+  it('answers a key Redis does not have from the local store, without a word', async () => {
+    const disk = local();
+    await disk.put('only here');
+    const warn = vi.fn();
+    const fleet = createFleetStore({
+      redis: fakeRedis(down),
+      local: disk,
+      fallback: false,
+      cache: false,
+      warn,
+    });
+    expect((await fleet.get(keyOf('only here')))!.toString()).toBe('only here');
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it('fills the local cache on a read from Redis, then serves from it and renews the Redis expiry', async () => {

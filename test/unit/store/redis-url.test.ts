@@ -61,7 +61,6 @@ describe('the store section of the config, for Redis', () => {
       timeoutMs: 2000,
       fallback: false,
       cache: false,
-      maxEntryBytes: 64 * 2 ** 20,
     });
     expect(parseConfigObject({}).store.url).toBeUndefined();
   });
@@ -93,7 +92,7 @@ describe('the store section of the config, for Redis', () => {
     [{ prefix: 'team *' }, 'store.prefix', /without spaces/],
     [{ prefix: 'a?' }, 'store.prefix', /\?/],
     [{ timeout_ms: 0 }, 'store.timeout_ms', /50\.\.600000/],
-    [{ max_entry_mb: 1024 }, 'store.max_entry_mb', /1\.\.512/],
+    [{ max_entry_mb: 4096 }, 'store.max_entry_mb', /1\.\.4095/],
     [{ fallback: 'yes' }, 'store.fallback', /true or false/],
   ])('refuses %j naming %s', (store, path, reason) => {
     let err: unknown;

@@ -1,0 +1,75 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { doctorReport } from '../../../src/commands/doctor.js';
+import { STORE_CONFIG_DEFAULTS } from '../../../src/config.js';
+import { openStore } from '../../../src/store/open.js';
+import { tempDir } from '../../helpers.js';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A home with cg's Claude Code hook installed, and a doctor whose round trip records its env. */
+function installed(config?: string) {
+  const home = tempDir('cg-doctor-unit-');
+  made.push(home);
+  mkdirSync(join(home, '.claude'));
+  writeFileSync(
+    join(home, '.claude', 'settings.json'),
+    JSON.stringify({
+      hooks: { PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cg hook claude' }] }] },
+    }),
+  );
+  if (config !== undefined) {
+    mkdirSync(join(home, 'config', 'cg'), { recursive: true });
+    writeFileSync(join(home, 'config', 'cg', 'config.yaml'), config);
+  }
+  const envs: NodeJS.ProcessEnv[] = [];
+  const run = (env: NodeJS.ProcessEnv = {}) =>
+    doctorReport({
+      env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), CG_STORE_DIR: join(home, 'store'), ...env },
+      cwd: home,
+      out: () => undefined,
+      exec: (_command, _input, e) => {
+        envs.push(e);
+        return { code: 0, stdout: '{}', ms: 1 };
+      },
+      version: () => undefined,
+      proxyChecks: async () => [],
+    });
+  return { home, envs, run };
+}
+
+describe("doctor's hook round trip", () => {
+  it('runs with a store and state directory of its own, gone afterwards, and stats off', async () => {
+    const d = installed();
+    await d.run();
+    const env = d.envs[0]!;
+    expect(env.CG_STORE_DIR).not.toBe(join(d.home, 'store'));
+    expect(env.CG_STATE_DIR).toBeDefined();
+    expect(env.CG_STATS).toBe('0');
+    expect(env.CG_STORE_URL).toBeUndefined();
+    const { existsSync } = await import('node:fs');
+    expect(existsSync(env.CG_STORE_DIR!)).toBe(false);
+    expect(existsSync(env.CG_STATE_DIR!)).toBe(false);
+  });
+
+  it('turns a Redis store off for the probe, whether the environment or the config names it', async () => {
+    const byEnv = installed();
+    await byEnv.run({ CG_STORE_URL: 'redis://127.0.0.1:1' });
+    expect(byEnv.envs[0]!.CG_STORE_URL).toBe('none');
+    const byConfig = installed('store:\n  url: redis://127.0.0.1:1\n');
+    await byConfig.run();
+    expect(byConfig.envs[0]!.CG_STORE_URL).toBe('none');
+  });
+});
+
+describe('CG_STORE_URL=none', () => {
+  it('opens the disk store even where the config names a Redis server', () => {
+    const cfg = { ...STORE_CONFIG_DEFAULTS, url: 'redis://127.0.0.1:1' };
+    expect(openStore(cfg, { CG_STORE_DIR: '/tmp/x' }).dir).toMatch(/^redis:/);
+    expect(openStore(cfg, { CG_STORE_DIR: '/tmp/x', CG_STORE_URL: 'none' }).dir).toBe('/tmp/x');
+  });
+});
