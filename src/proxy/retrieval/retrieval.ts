@@ -45,8 +45,8 @@ export interface RetrievalOptions {
   maxBytes: number;
   config: CgConfig;
   store: Store | null;
-  /** Where session records live (the replay's directory). */
-  sessionDir: string;
+  /** Where session records live (the replay's directory); undefined: none, state in memory only. */
+  sessionDir: string | undefined;
   /** The ledger's environment, for the expands the proxy answers. */
   statsEnv: NodeJS.ProcessEnv;
 }

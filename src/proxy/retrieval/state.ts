@@ -51,10 +51,11 @@ export class RetrievalSessions {
   /** Each session's last write, so writes of one session land in order. */
   private readonly writes = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly dir: string) {}
+  /** `dir` undefined: no place for records (a missing home), the state lives in memory only. */
+  constructor(private readonly dir: string | undefined) {}
 
-  private path(key: string): string {
-    return recordPath(this.dir, keyOf(`retrieval\u0000${key}`));
+  private path(key: string): string | undefined {
+    return this.dir === undefined ? undefined : recordPath(this.dir, keyOf(`retrieval\u0000${key}`));
   }
 
   /** A session's state (read from its record the first time), now the most recently used. */
@@ -63,7 +64,10 @@ export class RetrievalSessions {
     if (s) this.sessions.delete(key);
     else {
       await this.writes.get(key);
-      s = this.sessions.get(key) ?? fromRecord((await loadRecord(this.path(key), key, latest)).outputs);
+      const path = this.path(key);
+      s =
+        this.sessions.get(key) ??
+        (path ? fromRecord((await loadRecord(path, key, latest)).outputs) : { splices: new Map() });
       this.sessions.delete(key);
     }
     this.sessions.set(key, s);
@@ -92,9 +96,12 @@ export class RetrievalSessions {
   }
 
   private save(key: string, outputs: Map<string, RecordEntry>): Promise<void> {
+    const { dir } = this;
+    const path = this.path(key);
+    if (dir === undefined || path === undefined) return Promise.resolve();
     const before = this.writes.get(key) ?? Promise.resolve();
     const write = before
-      .then(() => saveRecord(this.dir, this.path(key), { id: `retrieval:${key}`, outputs }, latest))
+      .then(() => saveRecord(dir, path, { id: `retrieval:${key}`, outputs }, latest))
       .then(
         () => undefined,
         () => undefined,
