@@ -2,7 +2,7 @@
  * Starts `cg proxy` in-process (createProxy from src/, the server the command runs) in front of a
  * fake upstream, with a private store and state directory, and sends requests to it.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CgConfig } from '../../src/config.js';
 import { defaultConfig } from '../../src/config.js';
@@ -57,11 +57,13 @@ export interface TestProxyOptions {
   token?: string;
   /** Where to listen (default 127.0.0.1). */
   host?: string;
+  /** A state directory of the test's own (a restarted proxy's), kept at close; default one removed at close. */
+  stateDir?: string;
 }
 
 export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProxy> {
   const dir = tempDir('cg-proxy-');
-  const stateDir = join(dir, 'state');
+  const stateDir = o.stateDir ?? join(dir, 'state');
   mkdirSync(stateDir, { recursive: true });
   const store =
     o.store === undefined
@@ -100,7 +102,11 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     },
   });
   const running = await proxy.listen(0, o.host ?? '127.0.0.1');
-  return { ...running, store: store as Store, stateDir, compacted, log, refused };
+  const close = async () => {
+    await running.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { ...running, close, store: store as Store, stateDir, compacted, log, refused };
 }
 
 export interface Sent {

@@ -4,10 +4,14 @@
  * compacts the app's long log to a marker, offers the model cg_expand, answers its call from the
  * store and hands the app the model's final answer — which holds a line only the original has.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CACHE_BREAKPOINT } from '../../src/input/builder.js';
 import { arrayChunks } from '../../src/json/array-chunks.js';
 import { objectMembers } from '../../src/json/object-members.js';
+import { createFsStore } from '../../src/store/fs-store.js';
+import { tempDir } from '../helpers.js';
 import { type FakeUpstream, startFakeUpstream } from './fake-upstream.js';
 import { send, startTestProxy, type TestProxy, type TestProxyOptions } from './harness.js';
 import { AnthropicApp, type App, ChatApp, LOG, ResponsesApp } from './sdk-apps.js';
@@ -45,14 +49,18 @@ async function world(
   return { model: m, up, proxy, app };
 }
 
-const body = (w: World, i: number) =>
+const body = (w: Pick<World, 'up'>, i: number) =>
   JSON.parse(w.up.requests[i]!.body.toString('utf8')) as Record<string, unknown>;
 
 /**
  * The JSON text of each top-level member and of each conversation element, as the bytes hold them
  * — less the cache breakpoint cacheinject moves to the newest turn each time (proxy.test.ts too).
  */
-function parts(w: World, i: number, format: Format): { members: Map<string, string>; items: string[] } {
+function parts(
+  w: Pick<World, 'up'>,
+  i: number,
+  format: Format,
+): { members: Map<string, string>; items: string[] } {
   const text = w.up.requests[i]!.body.toString('utf8');
   const members = new Map<string, string>();
   for (const m of objectMembers(text, 0)) members.set(m.key, text.slice(m.valueStart, m.valueEnd));
@@ -292,5 +300,72 @@ describe('cg proxy: GET /expand/KEY', () => {
     );
     expect(refused.status).toBe(403);
     expect(refused.body.toString()).toContain('CG_PROXY_TOKEN');
+  });
+});
+
+describe('cg proxy retrieval: a conversation the provider stores (Responses previous_response_id)', () => {
+  it.each([false, true])(
+    'stream %s: a hidden round continues it, and a later turn is sent as the app wrote it',
+    async (stream) => {
+      const m = new ScriptedModel('responses');
+      const up = await startFakeUpstream(m.script);
+      open.push(up);
+      const proxy = await startTestProxy({ openai: up.url });
+      open.push(proxy);
+      const app = new ResponsesApp(proxy.url, stream, true);
+      expect(await app.ask('Please look at the service log.')).toContain(NEEDLE);
+      expect(up.requests).toHaveLength(3);
+      const hidden = body({ up }, 2);
+      expect(hidden.previous_response_id).toBe(body({ up }, 1).previous_response_id);
+      await app.ask('Thanks. Anything else?');
+      expect((body({ up }, 3).input as unknown[]).length).toBe(1);
+    },
+  );
+
+  it("a mixed answer's proxy result goes first in the input of the request that continues it", async () => {
+    const m = new ScriptedModel('responses', { mixed: true });
+    const up = await startFakeUpstream(m.script);
+    open.push(up);
+    const proxy = await startTestProxy({ openai: up.url });
+    open.push(proxy);
+    const app = new ResponsesApp(proxy.url, true, true);
+    expect(await app.ask('Please look at the service log.')).toContain(NEEDLE);
+    const input = body({ up }, 2).input as { type: string; output?: string }[];
+    expect(input.map((i) => i.type)).toEqual(['function_call_output', 'function_call_output']);
+    expect(input[0]!.output).toContain(NEEDLE);
+    expect(input[1]!.output).toBe('nothing more to read');
+  });
+});
+
+describe('cg proxy retrieval: a restarted proxy', () => {
+  it('carries the session on: the decision and the hidden exchange come back from its records', async () => {
+    const dir = tempDir('cg-retrieval-restart-');
+    try {
+      const store = createFsStore({
+        dir: join(dir, 'store'),
+        ttlDays: 14,
+        maxBytes: 1 << 30,
+        compress: true,
+      });
+      const o = { stateDir: join(dir, 'state'), store };
+      const m = new ScriptedModel('openai');
+      const up = await startFakeUpstream(m.script);
+      open.push(up);
+      const first = await startTestProxy({ openai: up.url, ...o });
+      const app = new ChatApp(first.url, true);
+      await app.ask('Please look at the service log.');
+      await first.close();
+      const second = await startTestProxy({ openai: up.url, ...o });
+      open.push(second);
+      const again = new ChatApp(second.url, true);
+      again.messages.splice(0, again.messages.length, ...app.messages);
+      await again.ask('Thanks. Anything else?');
+      const before = parts({ up }, 2, 'openai');
+      const after = parts({ up }, 3, 'openai');
+      expect(after.items.slice(0, before.items.length)).toEqual(before.items);
+      expect(after.members.get('tools')).toBe(before.members.get('tools'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -105,14 +105,36 @@ export class ScriptedModel {
     readonly opts: ModelOptions = {},
   ) {}
 
+  /** Responses the provider stored: each one's whole conversation, for previous_response_id. */
+  private readonly stored = new Map<string, unknown[]>();
+
   readonly script = (req: Recorded, index: number): Reply => {
-    const body = JSON.parse(req.body.toString('utf8')) as Record<string, unknown>;
+    let body = JSON.parse(req.body.toString('utf8')) as Record<string, unknown>;
     const status = this.failAt.get(index);
-    const reply =
-      status !== undefined ? this.error(status) : this.render(this.think(body), body.stream === true);
+    if (status !== undefined) return this.keep(this.error(status));
+    if (this.format === 'responses') {
+      const input =
+        typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input as unknown[]);
+      const before =
+        typeof body.previous_response_id === 'string' ? this.stored.get(body.previous_response_id) : [];
+      if (!before)
+        return this.keep({
+          status: 400,
+          headers: JSON_TYPE,
+          body: '{"error":{"message":"no such response"}}',
+        });
+      body = { ...body, input: [...before, ...input] };
+    }
+    const reply = this.render(this.think(body), body.stream === true);
+    if (this.format === 'responses')
+      this.stored.set(reply.headers!['x-fake-reply']!, [...(body.input as unknown[]), ...outputOf(reply)]);
+    return this.keep(reply);
+  };
+
+  private keep(reply: Reply): Reply {
     this.replies.push(reply);
     return reply;
-  };
+  }
 
   private id(prefix: string): string {
     return `${prefix}${String(++this.n).padStart(4, '0')}`;
@@ -192,6 +214,14 @@ export class ScriptedModel {
 }
 
 type Calls = { id: string; name: string; args: unknown }[];
+
+/** The output items of a Responses reply (its JSON, or its stream's completed event). */
+function outputOf(reply: Reply): unknown[] {
+  const text = replyBytes(reply).toString('utf8');
+  if (!reply.chunks) return (JSON.parse(text) as { output: unknown[] }).output;
+  const done = text.split('\n').find((l) => l.startsWith('data: ') && l.includes('"response.completed"'))!;
+  return (JSON.parse(done.slice(6)) as { response: { output: unknown[] } }).response.output;
+}
 const sse = (events: { event?: string; data: unknown }[]) =>
   events.map(
     (e) =>

@@ -98,9 +98,14 @@ export class ResponsesApp implements App {
     strict: false,
   }));
 
+  /** With `stateful`, each request continues the last response (previous_response_id) with what is new. */
+  private last?: string;
+  private sent = 0;
+
   constructor(
     url: string,
     readonly stream: boolean,
+    readonly stateful = false,
   ) {
     this.client = new OpenAI({
       baseURL: `${url}/v1`,
@@ -116,14 +121,17 @@ export class ResponsesApp implements App {
       const body = {
         model: 'gpt-test',
         instructions: 'You answer questions about the service log.',
-        input: this.input,
+        input: this.stateful ? this.input.slice(this.sent) : this.input,
         tools: this.tools,
-        store: false,
+        store: this.stateful,
+        ...(this.stateful && this.last ? { previous_response_id: this.last } : {}),
       };
       const r = this.stream
         ? await this.client.responses.stream(body).finalResponse()
         : await this.client.responses.create(body);
       this.input.push(...(r.output as OpenAI.Responses.ResponseInputItem[]));
+      this.last = r.id;
+      this.sent = this.input.length;
       const calls = r.output.flatMap((o) =>
         o.type === 'function_call' ? [o as OpenAI.Responses.ResponseFunctionToolCall] : [],
       );

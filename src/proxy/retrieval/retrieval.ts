@@ -78,9 +78,12 @@ export interface Retrieval {
   /** Sends a prepared `tool` turn upstream and answers the client (rounds.ts). */
   respond(
     turn: Turn,
-    deps: Omit<RoundDeps, 'maxRounds' | 'answer' | 'record'>,
+    deps: Omit<RoundDeps, 'maxRounds' | 'answer' | 'record' | 'delivered'>,
   ): Promise<Forwarded & { rounds: number }>;
 }
+
+/** Stored responses whose session the proxy remembers (each a short id and key). */
+const STORED_RESPONSES = 4096;
 
 const OPS: Record<Format, FormatOps> = {
   anthropic: anthropicOps,
@@ -152,6 +155,21 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
   const sessions = new RetrievalSessions(opts.sessionDir);
   const plainOf = plainPrepared;
 
+  /**
+   * Stored responses the proxy handed a client, by id, to their session: a request that continues
+   * one (previous_response_id) sends only what is new, so nothing else in it names the session.
+   */
+  const stored = new Map<string, string>();
+  const remember = (id: string, key: string) => {
+    stored.delete(id);
+    stored.set(id, key);
+    if (stored.size > STORED_RESPONSES) stored.delete(stored.keys().next().value as string);
+  };
+  const continuing = (map: BodyMap): string | undefined => {
+    const previous = memberValue(map, 'previous_response_id');
+    return typeof previous === 'string' ? stored.get(previous) : undefined;
+  };
+
   /** Each session's requests enter in the order they came, until their compaction has begun. */
   const arrivals = new Map<string, Promise<void>>();
   const enter = async (key: string): Promise<() => void> => {
@@ -201,9 +219,17 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
     const tool = toolEdit(raw, format);
     if (!tool) return undefined;
     const anchors = anchorsOf(raw, format);
-    const text = applyEdits(raw.text, [...spliceEdits(raw, state.splices.values()), tool]);
+    // Results of calls the body does not hold (a stored response's) go in after compaction: the
+    // engine could not tell them from a tool output of the client's.
+    const all = [...state.splices.values()];
+    const before = all.filter((s) => s.op !== 'input-start');
+    const after = all.filter((s) => s.op === 'input-start');
+    const text = applyEdits(raw.text, [...spliceEdits(raw, before), tool]);
     const c = await go(compact(Buffer.from(text, 'utf8'), plainHeaders(rawHeaders), text));
-    return { compacted: c, body: c.body, plain: true, turn: turnOf(c.body, anchors, format, key, state, c) };
+    const sent = after.length > 0 ? mapBody(c.body.toString('utf8'), format) : undefined;
+    const late = sent ? spliceEdits(sent, after) : [];
+    const body = sent && late.length > 0 ? Buffer.from(applyEdits(sent.text, late), 'utf8') : c.body;
+    return { compacted: c, body, plain: true, turn: turnOf(body, anchors, format, key, state, c) };
   };
 
   return {
@@ -220,7 +246,10 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
       };
       const id = requestSession(format, textOf, rawHeaders);
       let map = id === undefined ? mapBody(textOf(), format) : undefined;
-      const key = id !== undefined ? `id\u0000${format}\u0000${id}` : map && derivedKey(map, format);
+      const key =
+        id !== undefined
+          ? `id\u0000${format}\u0000${id}`
+          : map && (continuing(map) ?? derivedKey(map, format));
       if (key === undefined) return plainOf(await compact(raw, rawHeaders, text));
       const release = await enter(key);
       let released = false;
@@ -275,6 +304,7 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
             maxBytes: opts.maxBytes,
           }),
         record: (splices) => sessions.add(turn.key, turn.state, splices),
+        delivered: (id) => remember(id, turn.key),
       });
     },
   };

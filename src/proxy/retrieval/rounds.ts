@@ -51,6 +51,8 @@ export interface RoundDeps {
   answer(call: Call): Promise<Answer>;
   /** Records what the client's next requests need (resolves once written). */
   record(splices: Splice[]): Promise<void>;
+  /** Told the id of the answer the client gets, where the format has one (a stored response). */
+  delivered?(id: string): void;
 }
 
 /** A non-streamed answer is read whole up to this; a larger one goes to the client as it came. */
@@ -208,8 +210,9 @@ async function oneRound(
   const encoding = header(up, 'content-encoding').toLowerCase();
   const readable =
     up.statusCode >= 200 && up.statusCode < 300 && (encoding === '' || encoding === 'identity');
-  const recordNow = async (mixed?: Reply) => {
-    await deps.record(await splicesFor(turn, exchange, mixed, deps));
+  const recordNow = async (delivered?: Reply, mixed = false) => {
+    if (delivered?.id !== undefined) deps.delivered?.(delivered.id);
+    await deps.record(await splicesFor(turn, exchange, mixed ? delivered : undefined, deps));
   };
   if (readable && type.includes('text/event-stream')) return streamRound(turn, up, deps, mayHide, recordNow);
   if (readable && type.includes('json')) return jsonRound(turn, up, deps, mayHide, recordNow);
@@ -249,7 +252,7 @@ async function jsonRound(
   up: Dispatcher.ResponseData,
   deps: RoundDeps,
   mayHide: boolean,
-  recordNow: (mixed?: Reply) => Promise<void>,
+  recordNow: (delivered?: Reply, mixed?: boolean) => Promise<void>,
 ): Promise<Outcome> {
   const { res } = deps;
   const chunks: Buffer[] = [];
@@ -275,7 +278,7 @@ async function jsonRound(
   if (mayHide && reply && own && reply.awaitsResults && reply.calls.every((c) => c.own))
     return { hidden: reply };
   const mixed = mayHide && reply && own ? reply : undefined;
-  await recordNow(mixed?.calls.some((c) => !c.own) ? mixed : undefined);
+  await recordNow(reply, mixed?.calls.some((c) => !c.own) ?? false);
   const out = mixed && parsed ? Buffer.from(JSON.stringify(turn.ops.stripJson(parsed))) : raw;
   const headers = withoutLength(forwardResponseHeaders(up.headers));
   res.writeHead(up.statusCode, [...headers, 'content-length', String(out.length)]);
@@ -288,7 +291,7 @@ async function streamRound(
   up: Dispatcher.ResponseData,
   deps: RoundDeps,
   mayHide: boolean,
-  recordNow: (mixed?: Reply) => Promise<void>,
+  recordNow: (delivered?: Reply, mixed?: boolean) => Promise<void>,
 ): Promise<Outcome> {
   const { res } = deps;
   if (!mayHide) {
@@ -303,7 +306,7 @@ async function streamRound(
     // What the next request needs is recorded before the answer's last event leaves.
     if (reader.done && !recorded) {
       recorded = true;
-      await recordNow(reader.ownCall && reader.clientCall ? reader.reply() : undefined);
+      await recordNow(reader.reply(), reader.ownCall && reader.clientCall);
     }
     const out = reader.outgoing(e);
     if (out) await write(res, out.raw);

@@ -41,12 +41,13 @@ function callOf(item: Item): Call | undefined {
   };
 }
 
-function replyOf(output: readonly Item[], status: unknown): Reply {
+function replyOf(output: readonly Item[], status: unknown, id: unknown): Reply {
   const calls = output.flatMap((i) => callOf(i) ?? []);
   return {
     calls,
     awaitsResults: status === 'completed' && calls.length > 0,
     assistant: output.map((i) => JSON.stringify(i)),
+    ...(typeof id === 'string' ? { id } : {}),
   };
 }
 
@@ -54,6 +55,8 @@ class ResponsesStream implements StreamReader {
   private readonly items: Item[] = [];
   private readonly own = new Set<number>();
   private final?: Item;
+  /** The response's id, from its first event. */
+  private id?: unknown;
   private dropped = 0;
   clientCall = false;
   ownCall = false;
@@ -65,6 +68,7 @@ class ResponsesStream implements StreamReader {
     const type = String(d.type ?? e.event);
     const index = typeof d.output_index === 'number' ? d.output_index : -1;
     const item = obj(d.item);
+    if (type === 'response.created') this.id = obj(d.response)?.id;
     if (type === 'response.output_item.added' && item && index >= 0) {
       this.items[index] = item;
       if (isOwn(item)) {
@@ -82,7 +86,7 @@ class ResponsesStream implements StreamReader {
     const output = Array.isArray(this.final?.output)
       ? (this.final.output as Item[])
       : this.items.filter((i) => i !== undefined);
-    return replyOf(output, this.final?.status);
+    return replyOf(output, this.final?.status, this.final?.id ?? this.id);
   }
 
   outgoing(e: SseEvent): SseEvent | undefined {
@@ -116,7 +120,7 @@ class ResponsesStream implements StreamReader {
 export const responsesOps: FormatOps = {
   readJson(body) {
     if (!Array.isArray(body.output)) return undefined;
-    return replyOf(body.output as Item[], body.status);
+    return replyOf(body.output as Item[], body.status, body.id);
   },
   stripJson: (body) => ({ ...body, output: (body.output as Item[]).filter((i) => !isOwn(i)) }),
   stream: () => new ResponsesStream(),

@@ -23,6 +23,8 @@ export interface Reply {
   awaitsResults: boolean;
   /** The answer as messages (Responses: items) of a continued request, as JSON texts. */
   assistant: string[];
+  /** Responses: the response's id (a later request may continue it by previous_response_id). */
+  id?: string;
 }
 
 export interface Answered {
