@@ -10,12 +10,13 @@
  *   prepend      Anthropic: the proxy's tool_result blocks first in message `at`'s content
  *   after-call   Responses: the proxy's call and result items after the client's first item (from
  *                `at` on) that holds its own call
- *   input-start  Responses continuing a stored response: the proxy's results first in `input`
+ *   input-start  Responses continuing a stored response: the proxy's results first in `input`,
+ *                when it holds the client's own results
  *
  * spliceEdits() turns the splices that fit into text edits of the body; nothing else changes.
  */
 
-import { CLOSE_BRACKET, skipJsonSpace } from '../../json/lexical.js';
+import { CLOSE_BRACKET, OPEN_BRACKET, skipJsonSpace } from '../../json/lexical.js';
 import { objectMembers } from '../../json/object-members.js';
 import type { Edit } from '../../json/spans.js';
 import { keyOf } from '../../store/keys.js';
@@ -40,23 +41,20 @@ function holdsAll(text: string | undefined, ids: readonly string[]): boolean {
   return text !== undefined && ids.every((id) => text.includes(JSON.stringify(id)));
 }
 
-/** The edit that puts `items` first in the array or string value at `span` (a string becomes a part). */
+/**
+ * The edit that puts `items` first in the array at `span`. Only an array can hold the client's own
+ * results the splice is guarded by, so nothing else ever gets here.
+ */
 function atStart(
   map: BodyMap,
   span: { start: number; end: number },
-  items: readonly string[],
-  wrap: (s: string) => string,
-): Edit {
-  const { text } = map;
-  if (text.charCodeAt(span.start) !== 0x5b)
-    return {
-      start: span.start,
-      end: span.end,
-      text: `[${[...items, wrap(text.slice(span.start, span.end))].join(',')}]`,
-    };
-  const inside = skipJsonSpace(text, span.start + 1);
-  const empty = text.charCodeAt(inside) === CLOSE_BRACKET;
-  return { start: span.start + 1, end: span.start + 1, text: `${items.join(',')}${empty ? '' : ','}` };
+): (items: readonly string[]) => Edit | undefined {
+  return (items) => {
+    const { text } = map;
+    if (text.charCodeAt(span.start) !== OPEN_BRACKET) return undefined;
+    const empty = text.charCodeAt(skipJsonSpace(text, span.start + 1)) === CLOSE_BRACKET;
+    return { start: span.start + 1, end: span.start + 1, text: `${items.join(',')}${empty ? '' : ','}` };
+  };
 }
 
 /** The content member's value of message i, as offsets into the body. */
@@ -78,7 +76,7 @@ function editFor(map: BodyMap, s: Splice): Edit | undefined {
   if (s.op === 'input-start') {
     const c = map.conversation;
     if (!c || !holdsAll(map.text.slice(c.start, c.end), s.holds)) return undefined;
-    return atStart(map, c, s.items, (str) => `{"role":"user","content":${str}}`);
+    return atStart(map, c)(s.items);
   }
   if (!items || s.at >= items.length) return undefined;
   const here = itemText(map, s.at);
@@ -91,7 +89,7 @@ function editFor(map: BodyMap, s: Splice): Edit | undefined {
       return { start: items[s.at]!.start, end: items[s.at]!.end, text: s.items.join(',') };
     case 'prepend': {
       const content = holdsAll(here, s.holds) ? contentSpan(map, s.at) : undefined;
-      return content ? atStart(map, content, s.items, (str) => `{"type":"text","text":${str}}`) : undefined;
+      return content ? atStart(map, content)(s.items) : undefined;
     }
     case 'after-call':
       for (let i = s.at; i < items.length; i++)

@@ -56,16 +56,20 @@ function eventEnd(b: Buffer, from: number): number {
 /** Cuts a stream's chunks into events; `rest()` is what came after the last whole one. */
 export class SseSplitter {
   private buffered: Buffer = Buffer.alloc(0);
+  /** How far the buffer was searched for an event's end already (a big event comes in many chunks). */
+  private searched = 0;
 
   push(chunk: Buffer): SseEvent[] {
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
     const out: SseEvent[] = [];
     let at = 0;
-    for (let end = eventEnd(this.buffered, at); end >= 0; end = eventEnd(this.buffered, at)) {
+    for (let end = eventEnd(this.buffered, this.searched); end >= 0; end = eventEnd(this.buffered, at)) {
       out.push(parse(this.buffered.subarray(at, end)));
       at = end;
     }
     this.buffered = this.buffered.subarray(at);
+    // An end found later may begin with the last two bytes seen (a CRLF cut in half).
+    this.searched = Math.max(0, this.buffered.length - 3);
     return out;
   }
 
