@@ -17,7 +17,6 @@
  * way, exactly as without retrieval.
  */
 import type { CgConfig } from '../../config.js';
-import { applyEdits } from '../../json/spans.js';
 import { keyOf } from '../../store/keys.js';
 import { hasMarker } from '../../store/marker.js';
 import type { Store } from '../../store/store.js';
@@ -28,7 +27,7 @@ import { rawHeader } from '../headers.js';
 import { requestSession } from '../session-id.js';
 import type { Forwarded } from '../upstream.js';
 import { answerCall } from './answer.js';
-import { type BodyMap, type Format, itemText, mapBody, memberValue } from './body-map.js';
+import { type BodyMap, byteEdits, type Format, itemBytes, mapBody, memberValue } from './body-map.js';
 import { clientTools } from './detect.js';
 import { anthropicOps } from './formats/anthropic.js';
 import { openaiOps } from './formats/openai.js';
@@ -92,10 +91,10 @@ const OPS: Record<Format, FormatOps> = {
 };
 
 /** A message short enough to read whose role puts it before the conversation (a system prompt). */
-function isPreamble(text: string): boolean {
-  if (text.length > 64 * 1024) return false;
+function isPreamble(bytes: Buffer): boolean {
+  if (bytes.length > 64 * 1024) return false;
   try {
-    const role = (JSON.parse(text) as { role?: unknown }).role;
+    const role = (JSON.parse(bytes.toString('utf8')) as { role?: unknown }).role;
     return role === 'system' || role === 'developer';
   } catch {
     return false;
@@ -104,19 +103,22 @@ function isPreamble(text: string): boolean {
 
 /** A session key from what never changes in a conversation: its system prompt and first message. */
 function derivedKey(map: BodyMap, format: Format): string | undefined {
-  const parts: string[] = [];
+  const parts: Buffer[] = [];
   for (const name of ['system', 'instructions']) {
     const s = map.members.get(name);
-    if (s) parts.push(map.text.slice(s.start, s.end));
+    if (s) parts.push(map.bytes.subarray(s.start, s.end));
   }
   const c = map.conversation;
-  if (c?.kind === 'string') parts.push(map.text.slice(c.start, c.end));
+  if (c?.kind === 'string') parts.push(map.bytes.subarray(c.start, c.end));
   for (let i = 0; i < (map.items?.length ?? 0); i++) {
-    const t = itemText(map, i)!;
-    parts.push(t);
-    if (!isPreamble(t)) break;
+    const item = itemBytes(map, i)!;
+    parts.push(item);
+    if (!isPreamble(item)) break;
   }
-  return parts.length === 0 ? undefined : `derived\u0000${keyOf(JSON.stringify([format, ...parts]))}`;
+  if (parts.length === 0) return undefined;
+  // Each part with its length before it: no two lists of parts give the same bytes.
+  const framed = parts.flatMap((p) => [Buffer.from(`${p.length}:`), p]);
+  return `derived\u0000${keyOf(Buffer.concat([Buffer.from(`${format}\u0000`), ...framed]))}`;
 }
 
 /** How the session goes, from the request that got its first marker. */
@@ -189,7 +191,7 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
   /** What a turn keeps of the client's body: its conversation's length and last message, read now. */
   const anchorsOf = (raw: BodyMap, format: Format) => {
     const count = raw.items?.length ?? (raw.conversation?.kind === 'string' ? 1 : 0);
-    const last = raw.items && count > 0 ? itemText(raw, count - 1) : undefined;
+    const last = raw.items && count > 0 ? itemBytes(raw, count - 1) : undefined;
     return {
       count,
       ...(last !== undefined ? { lastHash: keyOf(last) } : {}),
@@ -224,11 +226,12 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
     const all = [...state.splices.values()];
     const before = all.filter((s) => s.op !== 'input-start');
     const after = all.filter((s) => s.op === 'input-start');
-    const text = applyEdits(raw.text, [...spliceEdits(raw, before), tool]);
-    const c = await go(compact(Buffer.from(text, 'utf8'), plainHeaders(rawHeaders), text));
-    const sent = after.length > 0 ? mapBody(c.body.toString('utf8'), format) : undefined;
+    const c = await go(
+      compact(byteEdits(raw.bytes, [...spliceEdits(raw, before), tool]), plainHeaders(rawHeaders)),
+    );
+    const sent = after.length > 0 ? mapBody(c.body, format) : undefined;
     const late = sent ? spliceEdits(sent, after) : [];
-    const body = sent && late.length > 0 ? Buffer.from(applyEdits(sent.text, late), 'utf8') : c.body;
+    const body = sent && late.length > 0 ? byteEdits(sent.bytes, late) : c.body;
     return { compacted: c, body, plain: true, turn: turnOf(body, anchors, format, key, state, c) };
   };
 
@@ -245,7 +248,7 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
         return text;
       };
       const id = requestSession(format, textOf, rawHeaders);
-      let map = id === undefined ? mapBody(textOf(), format) : undefined;
+      let map = id === undefined ? mapBody(decoded.body, format) : undefined;
       const key =
         id !== undefined
           ? `id\u0000${format}\u0000${id}`
@@ -262,7 +265,7 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
         const state = await sessions.of(key);
         if (state.decision === 'client') return plainOf(await go(compact(raw, rawHeaders, text)));
         if (state.decision === 'tool') {
-          map ??= mapBody(textOf(), format);
+          map ??= mapBody(decoded.body, format);
           const done = map && (await toolTurn(map, format, rawHeaders, compact, key, state, go));
           return done ?? plainOf(await go(compact(raw, rawHeaders, text)));
         }
@@ -270,16 +273,15 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
         const anchors = map ? anchorsOf(map, format) : undefined;
         const c = await go(compact(raw, rawHeaders, text));
         if (!c.rewritten || c.body.indexOf('<<cg:') < 0) return plainOf(c);
-        const sent = c.body.toString('utf8');
-        map ??= mapBody(textOf(), format);
-        if (!map || !hasMarker(sent)) return plainOf(c);
+        map ??= mapBody(decoded.body, format);
+        if (!map || !hasMarker(c.body.toString('utf8'))) return plainOf(c);
         const decision = decisionFor(opts.mode, map, format);
         // Written behind the request: the decision holds in memory from now on.
         void sessions.decide(key, state, decision);
-        const sentMap = decision === 'tool' ? mapBody(sent, format) : undefined;
+        const sentMap = decision === 'tool' ? mapBody(c.body, format) : undefined;
         const tool = sentMap && toolEdit(sentMap, format);
         if (!tool) return plainOf(c);
-        const body = Buffer.from(applyEdits(sent, [tool]), 'utf8');
+        const body = byteEdits(c.body, [tool]);
         return {
           compacted: c,
           body,

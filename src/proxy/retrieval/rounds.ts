@@ -19,7 +19,7 @@ import { forwardResponseHeaders } from '../headers.js';
 import type { Forwarded, Target } from '../upstream.js';
 import { upstreamPath } from '../upstream.js';
 import type { Answer } from './answer.js';
-import { type Format, mapBody } from './body-map.js';
+import { byteEdits, emptyArrayAt, type Format, mapBody } from './body-map.js';
 import type { Answered, Call, FormatOps, Reply } from './formats/types.js';
 import type { Splice } from './splice.js';
 import { type SseEvent, SseSplitter } from './sse.js';
@@ -28,9 +28,8 @@ import { type SseEvent, SseSplitter } from './sse.js';
 export interface TurnRequest {
   ops: FormatOps;
   format: Format;
-  /** The body as sent upstream; its text and where its conversation is, once a round needs them. */
+  /** The body as sent upstream, and where its conversation is, once a round needs it. */
   body: Buffer;
-  text?: string;
   conversation?: { start: number; end: number; kind: 'array' | 'string' };
   /** How many messages (items) the client's conversation has, and its last one's content key. */
   count: number;
@@ -62,28 +61,22 @@ type Outcome = { hidden: Reply } | { forwarded: Forwarded };
 
 /** The conversation with items appended, and where it now is. */
 function appended(turn: TurnRequest, items: readonly string[]): TurnRequest {
-  const text = turn.text ?? turn.body.toString('utf8');
-  const c = turn.conversation ?? mapBody(text, turn.format)?.conversation;
+  const c = turn.conversation ?? mapBody(turn.body, turn.format)?.conversation;
   if (!c) throw new Error('the request has no conversation to continue');
   if (c.kind === 'string') {
-    const array = `[${[`{"role":"user","content":${text.slice(c.start, c.end)}}`, ...items].join(',')}]`;
-    const next = text.slice(0, c.start) + array + text.slice(c.end);
+    const text = `[${[`{"role":"user","content":${turn.body.subarray(c.start, c.end).toString('utf8')}}`, ...items].join(',')}]`;
     return {
       ...turn,
-      body: Buffer.from(next, 'utf8'),
-      text: next,
-      conversation: { start: c.start, end: c.start + array.length, kind: 'array' },
+      body: byteEdits(turn.body, [{ ...c, text }]),
+      conversation: { start: c.start, end: c.start + Buffer.byteLength(text), kind: 'array' },
     };
   }
   const close = c.end - 1;
-  const empty = /^\[\s*$/.test(text.slice(c.start, close));
-  const insert = `${empty ? '' : ','}${items.join(',')}`;
-  const next = text.slice(0, close) + insert + text.slice(close);
+  const text = `${emptyArrayAt(turn.body, c.start) ? '' : ','}${items.join(',')}`;
   return {
     ...turn,
-    body: Buffer.from(next, 'utf8'),
-    text: next,
-    conversation: { ...c, end: c.end + insert.length },
+    body: byteEdits(turn.body, [{ start: close, end: close, text }]),
+    conversation: { ...c, end: c.end + Buffer.byteLength(text) },
   };
 }
 

@@ -13,14 +13,13 @@
  *   input-start  Responses continuing a stored response: the proxy's results first in `input`,
  *                when it holds the client's own results
  *
- * spliceEdits() turns the splices that fit into text edits of the body; nothing else changes.
+ * spliceEdits() turns the splices that fit into byte edits of the body; nothing else changes.
  */
 
 import { CLOSE_BRACKET, OPEN_BRACKET, skipJsonSpace } from '../../json/lexical.js';
 import { objectMembers } from '../../json/object-members.js';
-import type { Edit } from '../../json/spans.js';
 import { keyOf } from '../../store/keys.js';
-import { type BodyMap, itemText } from './body-map.js';
+import { type BodyMap, type ByteEdit, emptyArrayAt, itemBytes, memberSpan } from './body-map.js';
 
 export type Splice =
   | { op: 'after'; at: number; hash: string; items: string[] }
@@ -36,72 +35,54 @@ export function spliceId(s: Splice): string {
     : `${s.op}:${'at' in s ? s.at : ''}:${s.holds.join(',')}`;
 }
 
-/** Whether a message's text holds each id as a JSON string. */
-function holdsAll(text: string | undefined, ids: readonly string[]): boolean {
-  return text !== undefined && ids.every((id) => text.includes(JSON.stringify(id)));
+/** Whether a message's bytes hold each id as a JSON string. */
+function holdsAll(bytes: Buffer | undefined, ids: readonly string[]): boolean {
+  return bytes !== undefined && ids.every((id) => bytes.includes(JSON.stringify(id)));
 }
 
 /**
  * The edit that puts `items` first in the array at `span`. Only an array can hold the client's own
  * results the splice is guarded by, so nothing else ever gets here.
  */
-function atStart(
-  map: BodyMap,
-  span: { start: number; end: number },
-): (items: readonly string[]) => Edit | undefined {
-  return (items) => {
-    const { text } = map;
-    if (text.charCodeAt(span.start) !== OPEN_BRACKET) return undefined;
-    const empty = text.charCodeAt(skipJsonSpace(text, span.start + 1)) === CLOSE_BRACKET;
-    return { start: span.start + 1, end: span.start + 1, text: `${items.join(',')}${empty ? '' : ','}` };
-  };
-}
-
-/** The content member's value of message i, as offsets into the body. */
-function contentSpan(map: BodyMap, i: number): { start: number; end: number } | undefined {
-  const s = map.items?.[i];
-  if (!s) return undefined;
-  try {
-    for (const m of objectMembers(map.text, s.start))
-      if (m.key === 'content') return { start: m.valueStart, end: m.valueEnd };
-  } catch {
-    return undefined;
-  }
-  return undefined;
+function atStart(map: BodyMap, span: { start: number }, items: readonly string[]): ByteEdit | undefined {
+  if (map.bytes[span.start] !== 0x5b) return undefined;
+  const comma = emptyArrayAt(map.bytes, span.start) ? '' : ',';
+  return { start: span.start + 1, end: span.start + 1, text: `${items.join(',')}${comma}` };
 }
 
 /** Where one splice goes in this body, or undefined when its guard does not hold. */
-function editFor(map: BodyMap, s: Splice): Edit | undefined {
+function editFor(map: BodyMap, s: Splice): ByteEdit | undefined {
   const items = map.items;
   if (s.op === 'input-start') {
     const c = map.conversation;
-    if (!c || !holdsAll(map.text.slice(c.start, c.end), s.holds)) return undefined;
-    return atStart(map, c)(s.items);
+    if (!c || !holdsAll(map.bytes.subarray(c.start, c.end), s.holds)) return undefined;
+    return atStart(map, c, s.items);
   }
   if (!items || s.at >= items.length) return undefined;
-  const here = itemText(map, s.at);
+  const here = itemBytes(map, s.at)!;
+  const span = items[s.at]!;
   switch (s.op) {
     case 'after':
-      if (s.at + 1 >= items.length || keyOf(here!) !== s.hash) return undefined;
-      return { start: items[s.at]!.end, end: items[s.at]!.end, text: `,${s.items.join(',')}` };
+      if (s.at + 1 >= items.length || keyOf(here) !== s.hash) return undefined;
+      return { start: span.end, end: span.end, text: `,${s.items.join(',')}` };
     case 'replace':
       if (!holdsAll(here, s.holds)) return undefined;
-      return { start: items[s.at]!.start, end: items[s.at]!.end, text: s.items.join(',') };
+      return { start: span.start, end: span.end, text: s.items.join(',') };
     case 'prepend': {
-      const content = holdsAll(here, s.holds) ? contentSpan(map, s.at) : undefined;
-      return content ? atStart(map, content)(s.items) : undefined;
+      const content = holdsAll(here, s.holds) ? memberSpan(map.bytes, span.start, 'content') : undefined;
+      return content ? atStart(map, content, s.items) : undefined;
     }
     case 'after-call':
       for (let i = s.at; i < items.length; i++)
-        if (holdsAll(itemText(map, i), s.holds))
+        if (holdsAll(itemBytes(map, i), s.holds))
           return { start: items[i]!.end, end: items[i]!.end, text: `,${s.items.join(',')}` };
       return undefined;
   }
 }
 
 /** The edits of the splices that fit this body (the client's, as it sent it), in the body's order. */
-export function spliceEdits(map: BodyMap, splices: Iterable<Splice>): Edit[] {
-  const edits: Edit[] = [];
+export function spliceEdits(map: BodyMap, splices: Iterable<Splice>): ByteEdit[] {
+  const edits: ByteEdit[] = [];
   for (const s of splices) {
     const e = editFor(map, s);
     if (e && !edits.some((o) => o.start < e.end && e.start < o.end)) edits.push(e);

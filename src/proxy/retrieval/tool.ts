@@ -10,10 +10,8 @@
  * Responses makes a function strict unless told otherwise, and a strict schema may have no
  * optional property: `strict: false` keeps lines and grep optional.
  */
-import { CLOSE_BRACE, OPEN_BRACKET, skipJsonSpace } from '../../json/lexical.js';
-import type { Edit } from '../../json/spans.js';
 import { TOOLS } from '../../mcp/tools.js';
-import type { BodyMap, Format } from './body-map.js';
+import { type BodyMap, type ByteEdit, emptyArrayAt, type Format } from './body-map.js';
 
 /** The name the proxy's tool goes by, and the only calls it answers. */
 export const EXPAND_TOOL = 'cg_expand';
@@ -48,18 +46,17 @@ export function toolDefinition(format: Format): string {
  * The edit that adds the tool to a body: last in its `tools` array, or a `tools` member of its
  * own right after the body's opening brace. Undefined when `tools` is something else.
  */
-export function toolEdit(map: BodyMap, format: Format): Edit | undefined {
+export function toolEdit(map: BodyMap, format: Format): ByteEdit | undefined {
   const def = toolDefinition(format);
-  const { text } = map;
+  const { bytes } = map;
   const tools = map.members.get('tools');
   if (!tools) {
-    const next = skipJsonSpace(text, map.open + 1);
-    const comma = text.charCodeAt(next) === CLOSE_BRACE ? '' : ',';
-    return { start: map.open + 1, end: map.open + 1, text: `"tools":[${def}]${comma}` };
+    const alone = map.members.size === 0;
+    return { start: map.open + 1, end: map.open + 1, text: `"tools":[${def}]${alone ? '' : ','}` };
   }
-  if (text.startsWith('null', tools.start)) return { start: tools.start, end: tools.end, text: `[${def}]` };
-  if (text.charCodeAt(tools.start) !== OPEN_BRACKET) return undefined;
+  if (bytes.subarray(tools.start, tools.end).toString('latin1') === 'null')
+    return { ...tools, text: `[${def}]` };
+  if (bytes[tools.start] !== 0x5b) return undefined;
   const close = tools.end - 1;
-  const empty = skipJsonSpace(text, tools.start + 1) === close;
-  return { start: close, end: close, text: empty ? def : `,${def}` };
+  return { start: close, end: close, text: emptyArrayAt(bytes, tools.start) ? def : `,${def}` };
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyEdits } from '../../../../src/json/spans.js';
-import { mapBody } from '../../../../src/proxy/retrieval/body-map.js';
+import { byteEdits, mapBody } from '../../../../src/proxy/retrieval/body-map.js';
 import { type Splice, spliceEdits } from '../../../../src/proxy/retrieval/splice.js';
 import { toolDefinition, toolEdit } from '../../../../src/proxy/retrieval/tool.js';
 import { keyOf } from '../../../../src/store/keys.js';
@@ -12,8 +11,8 @@ const answer = { role: 'assistant', content: 'the answer' };
 const hidden = ['{"role":"assistant","content":null}', '{"role":"tool","tool_call_id":"c","content":"x"}'];
 
 function spliced(text: string, splices: Splice[], format: 'anthropic' | 'openai' | 'responses' = 'openai') {
-  const map = mapBody(text, format)!;
-  return applyEdits(text, spliceEdits(map, splices));
+  const bytes = Buffer.from(text);
+  return byteEdits(bytes, spliceEdits(mapBody(bytes, format)!, splices)).toString();
 }
 
 describe('retrieval splices', () => {
@@ -87,13 +86,16 @@ describe('retrieval splices', () => {
 describe('the proxy tool in a body', () => {
   it('goes last in the tools array, as a member of its own, or in place of null, with the same bytes each time', () => {
     const def = toolDefinition('openai');
-    const add = (text: string) => applyEdits(text, [toolEdit(mapBody(text, 'openai')!, 'openai')!]);
+    const add = (text: string) => {
+      const bytes = Buffer.from(text);
+      return byteEdits(bytes, [toolEdit(mapBody(bytes, 'openai')!, 'openai')!]).toString();
+    };
     expect(add('{"tools":[{"a":1}],"messages":[]}')).toBe(`{"tools":[{"a":1},${def}],"messages":[]}`);
     expect(add('{"tools":[ ],"messages":[]}')).toBe(`{"tools":[ ${def}],"messages":[]}`);
     expect(add('{"messages":[]}')).toBe(`{"tools":[${def}],"messages":[]}`);
     expect(add('{}')).toBe(`{"tools":[${def}]}`);
     expect(add('{"tools":null}')).toBe(`{"tools":[${def}]}`);
-    expect(toolEdit(mapBody('{"tools":{}}', 'openai')!, 'openai')).toBeUndefined();
+    expect(toolEdit(mapBody(Buffer.from('{"tools":{}}'), 'openai')!, 'openai')).toBeUndefined();
   });
 
   it('is the MCP tool contract in each format, Responses with strict off so lines and grep stay optional', () => {
