@@ -222,6 +222,19 @@ describe('cg proxy retrieval: who gets the tool', () => {
     },
   );
 
+  it('a session that later offers a cg_expand of its own keeps one tool of that name: the proxy adds none', async () => {
+    const w = await world('openai', false);
+    await w.app.ask('Please look at the service log.');
+    const app = w.app as ChatApp;
+    app.tools.push({
+      type: 'function',
+      function: { name: 'cg_expand', parameters: { type: 'object', properties: {} } },
+    });
+    await app.ask('Thanks. Anything else?');
+    expect(toolNames('openai', body(w, 3)).filter((n) => n === 'cg_expand')).toHaveLength(1);
+    expect(toolNames('openai', body(w, 2)).filter((n) => n === 'cg_expand')).toHaveLength(1);
+  });
+
   it('retrieval: always offers the tool even beside a shell; never, not at all', async () => {
     for (const [mode, offered] of [
       ['always', true],

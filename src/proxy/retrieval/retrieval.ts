@@ -28,7 +28,7 @@ import { requestSession } from '../session-id.js';
 import type { Forwarded } from '../upstream.js';
 import { answerCall } from './answer.js';
 import { type BodyMap, byteEdits, type Format, itemBytes, mapBody, memberValue } from './body-map.js';
-import { clientTools } from './detect.js';
+import { clientTools, toolNames } from './detect.js';
 import { anthropicOps } from './formats/anthropic.js';
 import { openaiOps } from './formats/openai.js';
 import { responsesOps } from './formats/responses.js';
@@ -36,7 +36,7 @@ import type { FormatOps } from './formats/types.js';
 import { type RoundDeps, respond, type TurnRequest } from './rounds.js';
 import { spliceEdits } from './splice.js';
 import { type Decision, RetrievalSessions, type SessionRetrieval } from './state.js';
-import { toolEdit } from './tool.js';
+import { EXPAND_TOOL, toolEdit } from './tool.js';
 
 export interface RetrievalOptions {
   mode: RetrievalMode;
@@ -119,6 +119,13 @@ function derivedKey(map: BodyMap, format: Format): string | undefined {
   // Each part with its length before it: no two lists of parts give the same bytes.
   const framed = parts.flatMap((p) => [Buffer.from(`${p.length}:`), p]);
   return `derived\u0000${keyOf(Buffer.concat([Buffer.from(`${format}\u0000`), ...framed]))}`;
+}
+
+/** Whether the request's tools already hold one named cg_expand (cheap when none mentions it). */
+function hasExpandTool(map: BodyMap, format: Format): boolean {
+  const span = map.members.get('tools');
+  if (!span || !map.bytes.subarray(span.start, span.end).includes(`"${EXPAND_TOOL}"`)) return false;
+  return toolNames(memberValue(map, 'tools'), format).some((t) => t.name === EXPAND_TOOL);
 }
 
 /** How the session goes, from the request that got its first marker. */
@@ -218,8 +225,10 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
     state: SessionRetrieval,
     go: (run: Promise<CompactedRequest>) => Promise<CompactedRequest>,
   ): Promise<Prepared | undefined> => {
-    const tool = toolEdit(raw, format);
-    if (!tool) return undefined;
+    // A client that took up a cg_expand of its own since has the name: two tools cannot share it.
+    const taken = hasExpandTool(raw, format);
+    const tool = taken ? undefined : toolEdit(raw, format);
+    if (!tool && !taken) return undefined;
     const anchors = anchorsOf(raw, format);
     // Results of calls the body does not hold (a stored response's) go in after compaction: the
     // engine could not tell them from a tool output of the client's.
@@ -227,7 +236,10 @@ export function createRetrieval(opts: RetrievalOptions): Retrieval {
     const before = all.filter((s) => s.op !== 'input-start');
     const after = all.filter((s) => s.op === 'input-start');
     const c = await go(
-      compact(byteEdits(raw.bytes, [...spliceEdits(raw, before), tool]), plainHeaders(rawHeaders)),
+      compact(
+        byteEdits(raw.bytes, [...spliceEdits(raw, before), ...(tool ? [tool] : [])]),
+        plainHeaders(rawHeaders),
+      ),
     );
     const sent = after.length > 0 ? mapBody(c.body, format) : undefined;
     const late = sent ? spliceEdits(sent, after) : [];
