@@ -19,7 +19,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const MB = 1024 * 1024;
 
 /** Writes `bytes` of generated text to path, chunk by chunk (never all of it in one string). */
-function writeChunks(path, bytes, chunk, open = '', close = '') {
+export function writeChunks(path, bytes, chunk, open = '', close = '') {
   const fd = openSync(path, 'w');
   let written = writeSync(fd, open);
   for (let i = 0; written < bytes; i++) written += writeSync(fd, chunk(i, written === open.length));

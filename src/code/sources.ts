@@ -89,69 +89,104 @@ export function wholeRegion(text: string, lang: LanguageSpec): CodeRegion {
       source: text.slice(0, end),
     };
   }
-  const lines = text.split('\n').length;
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
   const prefixes = new Array<string>(lines).fill('');
   return { lang, start: 0, end: text.length, prefixes, code: text, numbered: false, source: text };
 }
 
 const FENCE_OPEN = /^([ \t]*)(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n`]*$/;
 
-/** Fenced blocks whose info string names a known language, in order. */
+/**
+ * Fenced blocks whose info string names a known language, in order. Only lines holding three fence
+ * characters in a row can open or close a block, so the text is searched for those and never split
+ * into lines: an output of millions of short lines costs a few indexOf passes, no array per line.
+ */
 export function fencedRegions(text: string): { regions: CodeRegion[]; unknown: string[] } {
   const regions: CodeRegion[] = [];
   const unknown: string[] = [];
-  const starts: number[] = [];
-  for (let i = 0; i <= text.length; ) {
-    starts.push(i);
-    const nl = text.indexOf('\n', i);
-    if (nl === -1) break;
-    i = nl + 1;
-  }
-  const lineAt = (k: number) => {
-    const s = starts[k]!;
-    const e = k + 1 < starts.length ? starts[k + 1]! - 1 : text.length;
-    return { s, e, line: text.slice(s, e).replace(/\r$/, '') };
-  };
-  for (let k = 0; k < starts.length; k++) {
-    const open = FENCE_OPEN.exec(lineAt(k).line);
-    if (!open) continue;
-    const [, indent = '', fence = '', tag = ''] = open;
-    let close = -1;
-    for (let j = k + 1; j < starts.length; j++) {
-      const t = lineAt(j).line.trim();
-      if (t.length >= fence.length && t === fence[0]!.repeat(t.length)) {
-        close = j;
-        break;
-      }
+  const marks = new FenceMarks(text);
+  for (let open = marks.lineWith(0, '```', '~~~'); open; ) {
+    const m = FENCE_OPEN.exec(open.line);
+    if (!m) {
+      open = marks.lineWith(open.next, '```', '~~~');
+      continue;
     }
-    if (close === -1) break;
+    const [, indent = '', fence = '', tag = ''] = m;
+    const close = closingLine(marks, open.next, fence);
+    if (!close) break;
     const lang = tag ? findLanguage(tag) : undefined;
     if (!lang) {
       if (tag) unknown.push(tag);
-      k = close;
-      continue;
+    } else if (close.s > open.next) {
+      const region = fencedRegion(text, open.next, close.s - 1, indent, lang);
+      regions.push(region);
     }
-    if (close > k + 1) {
-      const first = lineAt(k + 1);
-      const last = lineAt(close - 1);
-      const body = text.slice(first.s, last.e).split('\n');
-      // Content indented like its fence (a fence inside a list item) is parsed without that indentation.
-      const strip = indent.length > 0 && body.every((l) => l.trim() === '' || l.startsWith(indent));
-      const prefixes = body.map((l) => (strip && l.startsWith(indent) ? indent : ''));
-      const code = body.map((l, i) => l.slice(prefixes[i]!.length)).join('\n');
-      regions.push({
-        lang,
-        start: first.s,
-        end: last.e,
-        prefixes,
-        code,
-        numbered: false,
-        source: text.slice(first.s, last.e),
-      });
-    }
-    k = close;
+    open = marks.lineWith(close.next, '```', '~~~');
   }
   return { regions, unknown };
+}
+
+/** The first line from `from` on that closes a block opened by `fence`: that fence character alone, as long or longer. */
+function closingLine(marks: FenceMarks, from: number, fence: string): FenceLine | undefined {
+  const run = fence[0]!.repeat(3);
+  for (let c = marks.lineWith(from, run); c; c = marks.lineWith(c.next, run)) {
+    const t = c.line.trim();
+    if (t.length >= fence.length && t === fence[0]!.repeat(t.length)) return c;
+  }
+  return undefined;
+}
+
+/** The block between an opening line and its closing line: [s, e) holds its lines. */
+function fencedRegion(text: string, s: number, e: number, indent: string, lang: LanguageSpec): CodeRegion {
+  const body = text.slice(s, e).split('\n');
+  // Content indented like its fence (a fence inside a list item) is parsed without that indentation.
+  const strip = indent.length > 0 && body.every((l) => l.trim() === '' || l.startsWith(indent));
+  const prefixes = body.map((l) => (strip && l.startsWith(indent) ? indent : ''));
+  const code = body.map((l, i) => l.slice(prefixes[i]!.length)).join('\n');
+  return { lang, start: s, end: e, prefixes, code, numbered: false, source: text.slice(s, e) };
+}
+
+/** A line of the text: its start, the start of the next line, and its content without "\r\n". */
+interface FenceLine {
+  s: number;
+  next: number;
+  line: string;
+}
+
+/**
+ * The lines that hold a fence mark, found by indexOf. Each mark's next occurrence is remembered, so
+ * a mark that is rare or absent is searched for once, not again from every line: linear in the text.
+ */
+class FenceMarks {
+  private readonly at = new Map<string, number>();
+  constructor(private readonly text: string) {}
+
+  /** The first line starting at or after `from` that holds one of the marks. */
+  lineWith(from: number, ...marks: string[]): FenceLine | undefined {
+    let hit = -1;
+    for (const mark of marks) {
+      const i = this.next(mark, from);
+      if (i !== -1 && (hit === -1 || i < hit)) hit = i;
+    }
+    if (hit === -1) return undefined;
+    const { text } = this;
+    const s = text.lastIndexOf('\n', hit - 1) + 1;
+    const nl = text.indexOf('\n', hit);
+    const e = nl === -1 ? text.length : nl;
+    const line = text.charCodeAt(e - 1) === 0x0d && e > s ? text.slice(s, e - 1) : text.slice(s, e);
+    return { s, next: nl === -1 ? text.length + 1 : nl + 1, line };
+  }
+
+  /** Where the mark next occurs at or after `from`, in a line starting at or after it. */
+  private next(mark: string, from: number): number {
+    let i = this.at.get(mark);
+    if (i === undefined || (i !== -1 && i < from)) {
+      i = this.text.indexOf(mark, from);
+      this.at.set(mark, i);
+    }
+    return i;
+  }
 }
 
 /** Commands that print a file, and their options that take a value. */

@@ -16,14 +16,17 @@ import { compactText } from '../engine.js';
 import { collectGarbage } from '../heap/gc.js';
 import { leanHeap } from '../heap/lean.js';
 import type { FormatChoice } from '../input/transcript.js';
-import { isRewritableText, readStdin, warn, writeOut } from '../io.js';
+import { isRewritableText, warn, writeOut } from '../io.js';
 import { resolveStages } from '../pipeline/resolve-stages.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { RunCounts } from '../stats/index.js';
+import { readStdinUpTo, type StdinRead } from '../stdin.js';
 import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
+import { linesAbove } from '../text/line-count.js';
 import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
 import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
+import { isWideText, pipeCap, wideCap } from './hold-cap.js';
 import { rawOutputNotice, rawOutputReason } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
 
@@ -64,9 +67,11 @@ export async function compressCommand(flags: CompressFlags): Promise<number> {
     process.stderr.write(FILTER_USAGE);
     return 2;
   }
-  // Held, not bound: compactAndWrite lets go of a large input's bytes once it has their text.
-  const input: HeldInput = { bytes: await readStdin() };
   const raw = rawOutputReason(flags);
+  // Raw output holds nothing: every byte streams through as it comes.
+  // Held, not bound: compactAndWrite lets go of a large input's bytes once it has their text.
+  const input = await readInput(raw ? 0 : pipeCap());
+  if ('rest' in input) return streamedThrough(input, flags, raw);
   let config: CgConfig | undefined;
   try {
     // Checked when output goes raw too: a mistyped name is an error wherever stdout points. Only
@@ -89,6 +94,54 @@ export async function compressCommand(flags: CompressFlags): Promise<number> {
   const report = await compactAndWrite(input, flags, config!);
   if (report?.error) throw report.error;
   if (report) await recordReport(report, flags, await terminalFooter(report));
+  return 0;
+}
+
+type Streamed = Extract<StdinRead, { held: false }>;
+
+/** Stdin as a HeldInput (nothing else keeps a reference to its bytes), or what streams past the cap. */
+async function readInput(cap: number): Promise<HeldInput | Streamed> {
+  const read = await readStdinUpTo(cap);
+  return read.held ? { bytes: read.bytes } : read;
+}
+
+/**
+ * Input past the cap (or any input that goes out raw): what was read goes out first, then the rest
+ * as it comes, each chunk let go of once written, so the reader gets every byte and cg holds at most
+ * the cap. One line on stderr says so; a broken config or an unknown name is still an error (exit 2).
+ */
+async function streamedThrough(
+  read: Streamed,
+  flags: CompressFlags,
+  raw: string | undefined,
+): Promise<number> {
+  let bytes = 0;
+  const head = read.head;
+  for (let i = 0; i < head.length; i++) {
+    const chunk = head[i]!;
+    head[i] = chunk.subarray(0, 0);
+    bytes += chunk.length;
+    await writeOut(chunk);
+  }
+  // What was held is garbage now: collected before more is read, the run holds a chunk from here on.
+  if (bytes > 8 << 20) collectGarbage();
+  for await (const chunk of read.rest) {
+    bytes += chunk.length;
+    await writeOut(chunk);
+  }
+  // Checked when output goes raw too: a mistyped name is an error wherever stdout points (and then
+  // the error is the one line). Only the kill switch CG_DISABLE=1 skips it, so that it works even
+  // with a broken config.
+  if (process.env.CG_DISABLE !== '1') {
+    try {
+      await prepareCompaction(flags);
+    } catch (err) {
+      if (isCodedError(err)) throw err;
+    }
+  }
+  if (!raw) warn(`input passed ${pipeCap() / (1024 * 1024)} MB (${bytes} bytes): streamed through raw`);
+  const notice = raw && bytes > 0 ? rawOutputNotice(raw, flags) : undefined;
+  if (notice) warn(notice);
   return 0;
 }
 
@@ -207,7 +260,9 @@ export interface HeldInput {
  * beside them were what put a 60 MB body over its memory budget. Larger plain text keeps them: its
  * components write little, it stays inside the budget (a 100 MB log: 0.91 of it), and the store
  * then hashes and compresses the bytes directly — letting go of them cost a 100 MB log ~25 % more
- * CPU (encoding its text again, a page fault per re-used page).
+ * CPU (encoding its text again, a page fault per re-used page) — unless it holds a character past
+ * U+00FF: such a text is twice its bytes as a string, and with its bytes beside it a 64 MB log
+ * peaked at 1.17 of its budget.
  */
 const KEEP_BYTES_MAX = 8 << 20;
 
@@ -221,8 +276,14 @@ function opensLikeJson(bytes: Buffer): boolean {
   return false;
 }
 
-/** Past this size the heap is asked to grow conservatively (src/heap/lean.ts). */
+/**
+ * Past this size, or this many lines, the heap is asked to grow conservatively (src/heap/lean.ts):
+ * components that hold something per line (a filter's line objects) fill the young generation,
+ * which otherwise grows to hold them — 100,000 lines of `seq` through git-log's filter peaked at
+ * 110 MB, 80 lean.
+ */
 const LEAN_ABOVE = 1 << 20;
+const LEAN_LINES = 50_000;
 
 /**
  * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
@@ -248,12 +309,22 @@ export async function compactAndWrite(
     await writeOut(input);
     return undefined;
   }
-  const text = input.toString('utf8');
   const size = input.length;
+  const wide = size > Math.min(KEEP_BYTES_MAX, wideCap()) && isWideText(input);
+  if (wide && size > wideCap()) {
+    warn(
+      `input passed ${wideCap() / (1024 * 1024)} MB of text beyond Latin-1 (${size} bytes): passed through raw`,
+    );
+    await writeOut(input);
+    return undefined;
+  }
+  const text = input.toString('utf8');
   keepByteLength(text, size);
-  if (size <= LEAN_ABOVE) return compactDecoded(text, held, flags, config);
+  if (size <= LEAN_ABOVE && !linesAbove(text, LEAN_LINES)) return compactDecoded(text, held, flags, config);
   leanHeap();
-  if (size <= KEEP_BYTES_MAX || !opensLikeJson(input)) return compactDecoded(text, held, flags, config);
+  // Text beyond Latin-1 is twice its bytes as a string: the bytes held beside it would put it over.
+  if (size <= KEEP_BYTES_MAX || !(wide || opensLikeJson(input)))
+    return compactDecoded(text, held, flags, config);
   held.bytes = undefined;
   return releasedThenCompacted(text, held, flags, config);
 }

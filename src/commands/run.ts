@@ -12,8 +12,8 @@
  * The output is held in memory, at most SPOOL_CAP bytes, for compaction. It streams through raw,
  * as it comes, instead: from the start when it goes out raw anyway (--raw, CG_DISABLE=1, a regular
  * file a person redirected to: said in one stderr line, unless --quiet, and a broken config is still
- * reported), from the moment the config turns out broken, and from the moment
- * it outgrows the cap (what was held goes first, so the reader still gets every byte).
+ * reported), from the moment the config turns out broken, and from the moment it outgrows the cap
+ * (what was held goes first, so the reader still gets every byte; one line on stderr says so at the end).
  */
 import type { CgConfig } from '../config.js';
 import { UsageError } from '../errors.js';
@@ -108,9 +108,8 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
     return code;
   }
   if (capture.streaming) {
-    if (flags.verbose || flags.explain) {
-      warn(`output passed ${SPOOL_CAP / (1024 * 1024)} MB (${capture.bytes} bytes): streamed through raw`);
-    }
+    // Said whatever the flags: the reader expected a compaction and got every byte instead.
+    warn(`output passed ${SPOOL_CAP / (1024 * 1024)} MB (${capture.bytes} bytes): streamed through raw`);
     return code;
   }
   const report = await compactAndWrite({ bytes: capture.takeOutput() }, { ...flags, command }, ready.config);

@@ -25,9 +25,14 @@
  * common `echo hi | cg` start-up path never reaches them. It is judged on an estimate of 4 UTF-8
  * bytes a token, never an exact count: loading the tokenizer (~0.4 s) to decide whether to try a
  * filter would cost more than the filter saves on small outputs.
+ *
+ * max_input_lines (default 100,000): a filter's stages hold a line object per line, so a larger
+ * output (`seq 1 5000000` took 900 MB and 20 s under git-log's filter) is left to fold and collapse,
+ * which walk it by offsets.
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
 import { type ConfigOf, integer, list, section, string } from '../config/fields.js';
+import { linesAbove } from '../text/line-count.js';
 import { byteLength } from '../tokens.js';
 
 const CONFIG = section({
@@ -40,6 +45,11 @@ const CONFIG = section({
    * by the later stages (fold, collapse) under the same marker.
    */
   max_tokens: integer().or(8000),
+  /**
+   * Outputs of more lines are left to the later stages: a filter's stages hold a line object per
+   * line (~200 bytes each), which past this would put a run over its memory budget.
+   */
+  max_input_lines: integer().or(100_000),
 });
 export type CmdfilterConfig = ConfigOf<typeof CONFIG>;
 const BYTES_PER_TOKEN = 4;
@@ -66,6 +76,9 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
       return { kind: 'skip', gate: 'under min_tokens' };
     const filter = await ctx.filters.select(o.command, o.text, { exclude: cfg.disabled });
     if (!filter) return { kind: 'skip', gate: 'no filter matches' };
+    // After the selection, which is cheap (the selector is the first lines) and is where a broken
+    // filter file is found: that stays a config error whatever the output's size.
+    if (linesAbove(o.text, cfg.max_input_lines)) return { kind: 'skip', gate: 'over max_input_lines' };
     // Counted as fold counts its max_tokens: an output this filter leaves whole as small (ls -l's
     // columns) is one fold leaves alone too, never one it templates.
     if (filter.minTokens !== undefined && !(await ctx.tokens.exceeds(o.text, filter.minTokens - 1)))

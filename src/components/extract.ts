@@ -103,58 +103,158 @@ async function deterministic(o: OutputView, cfg: ExtractConfig, ctx: RunContext)
   const text = o.text;
   if (cfg.min_tokens > 0 && !(await ctx.tokens.exceeds(text, cfg.min_tokens - 1)))
     return { kind: 'skip', gate: 'under min_tokens' };
-  const finalNewline = text.endsWith('\n');
-  const lines = (finalNewline ? text.slice(0, -1) : text).split('\n');
-  const n = lines.length;
+  const lines = new LineWalk(text);
+  const n = lines.count;
   if (n <= cfg.head_lines + cfg.tail_lines + 1) return { kind: 'skip', gate: 'too few lines' };
 
-  const matched = queryMatches(lines, ctx.query, cfg.max_keyword_share);
-  const keep = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    if (i < cfg.head_lines || i >= n - cfg.tail_lines || matched[i]) keep[i] = 1;
-    else if (ERROR_WORD.test(lines[i]!)) keep[i] = 1;
-  }
-  const out: string[] = [];
+  const matched = queryMatcher(lines, ctx.query, cfg.max_keyword_share);
+  const errors = new NextMatch(text, ERROR_WORD);
+  const eol = lines.firstEndsWithCr() ? '\r\n' : '\n';
+  const out = new Kept(text, eol);
   let kept = 0;
-  for (let i = 0; i < n; i++) {
-    if (keep[i]) {
-      out.push(lines[i]!);
+  let dropping = false;
+  lines.each((s, e, i) => {
+    const keep =
+      i < cfg.head_lines || i >= n - cfg.tail_lines || matched(s, e) || errors.within(s, e) !== undefined;
+    if (keep) {
+      out.line(s, e);
       kept++;
-    } else if (i === 0 || keep[i - 1]) {
-      // The fold takes the dropped line's CR, so CRLF text stays CRLF throughout.
-      out.push(lines[i]!.endsWith('\r') ? `${FOLD}\r` : FOLD);
-    }
-  }
+    } else if (!dropping) out.fold();
+    dropping = !keep;
+  });
   if (kept === n) return { kind: 'skip', gate: 'nothing to drop' };
-  const eol = lines[0]!.endsWith('\r') ? '\r\n' : '\n';
-  const body = out.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l)).join(eol);
   const note = `kept ${kept} of ${n} lines`;
   return {
     kind: 'rewrite',
-    text: `${body}${eol}[${note}] ${MARKER_SLOT}${finalNewline ? eol : ''}`,
+    text: out.joined(`[${note}] ${MARKER_SLOT}${lines.finalNewline ? eol : ''}`),
     loss: 'whole',
     note,
   };
 }
 
 /**
- * Per line, whether it holds a query keyword that occurs on at most `share` of the lines. One
- * keyword pass over the lines: each line's query keywords are kept until the counts are known.
+ * The lines of a text, walked by offsets (the text is never split: an output of a hundred million
+ * short lines would be as many strings). Lines are what split('\n') gives once one final newline is
+ * dropped; [s, e) excludes the "\n", a "\r" before it included.
  */
-function queryMatches(lines: readonly string[], query: string | undefined, share: number): Uint8Array {
-  const matched = new Uint8Array(lines.length);
+class LineWalk {
+  readonly finalNewline: boolean;
+  readonly count: number;
+  private readonly end: number;
+
+  constructor(readonly text: string) {
+    this.finalNewline = text.endsWith('\n');
+    this.end = this.finalNewline ? text.length - 1 : text.length;
+    let n = 1;
+    for (let i = text.indexOf('\n'); i !== -1 && i < this.end; i = text.indexOf('\n', i + 1)) n++;
+    this.count = n;
+  }
+
+  each(f: (s: number, e: number, i: number) => void): void {
+    const { text, end } = this;
+    for (let s = 0, i = 0; ; i++) {
+      let e = text.indexOf('\n', s);
+      if (e === -1 || e > end) e = end;
+      f(s, e, i);
+      if (e >= end) return;
+      s = e + 1;
+    }
+  }
+
+  firstEndsWithCr(): boolean {
+    const nl = this.text.indexOf('\n');
+    const e = nl === -1 || nl > this.end ? this.end : nl;
+    return e > 0 && this.text.charCodeAt(e - 1) === 0x0d;
+  }
+}
+
+/**
+ * Where a regex next matches in the text, searched once over the whole text rather than line by
+ * line. A match never spans lines (the patterns hold no "\n"), and a "\n" is no word character, so
+ * `\b` at a line's edge answers as it would in the line alone.
+ */
+class NextMatch {
+  private at = -2;
+  private readonly re: RegExp;
+  constructor(
+    private readonly text: string,
+    pattern: RegExp,
+  ) {
+    this.re = new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`);
+  }
+
+  /** The first match in [s, e), if any; s never decreases from one call to the next. */
+  within(s: number, e: number): number | undefined {
+    if (this.at !== -1 && this.at < s) {
+      this.re.lastIndex = s;
+      this.at = this.re.exec(this.text)?.index ?? -1;
+    }
+    return this.at !== -1 && this.at < e ? this.at : undefined;
+  }
+}
+
+/**
+ * The output: kept lines (a run of them that keeps its own line endings is one slice of the text)
+ * and one fold line per run of dropped ones, every line ending in the input's first line ending.
+ */
+class Kept {
+  private readonly parts: string[] = [];
+  private run = -1;
+  private runEnd = 0;
+  constructor(
+    private readonly text: string,
+    private readonly eol: string,
+  ) {}
+
+  line(s: number, e: number): void {
+    const cr = e > s && this.text.charCodeAt(e - 1) === 0x0d;
+    // Ends as the output ends its lines: the text between such lines is already the output.
+    if (cr === (this.eol === '\r\n')) {
+      if (this.run === -1) this.run = s;
+      this.runEnd = e;
+      return;
+    }
+    this.flush();
+    this.parts.push(cr ? this.text.slice(s, e - 1) : this.text.slice(s, e), this.eol);
+  }
+
+  fold(): void {
+    this.flush();
+    this.parts.push(FOLD, this.eol);
+  }
+
+  /** The output, `last` after it, joined once (a large one flat, never a copy plus a suffix). */
+  joined(last: string): string {
+    this.flush();
+    this.parts.push(last);
+    return this.parts.join('');
+  }
+
+  private flush(): void {
+    if (this.run === -1) return;
+    // The run's last line keeps its own "\r" (CRLF text), so either way it needs only a "\n".
+    this.parts.push(this.text.slice(this.run, this.runEnd), '\n');
+    this.run = -1;
+  }
+}
+
+/**
+ * Whether the line [s, e) holds a query keyword that occurs on at most `share` of the lines. The
+ * counts take one keyword pass over the lines; each line's keywords are found again when it is
+ * asked about, rather than kept for every line.
+ */
+function queryMatcher(
+  lines: LineWalk,
+  query: string | undefined,
+  share: number,
+): (s: number, e: number) => boolean {
   const q = query ? keywords(query) : new Set<string>();
-  if (q.size === 0) return matched;
+  if (q.size === 0) return () => false;
+  const found = (s: number, e: number) => [...keywords(lines.text.slice(s, e))].filter((k) => q.has(k));
   const count = new Map<string, number>();
-  const perLine: (string[] | undefined)[] = new Array(lines.length);
-  lines.forEach((line, i) => {
-    const found = [...keywords(line)].filter((k) => q.has(k));
-    for (const k of found) count.set(k, (count.get(k) ?? 0) + 1);
-    if (found.length > 0) perLine[i] = found;
+  lines.each((s, e) => {
+    for (const k of found(s, e)) count.set(k, (count.get(k) ?? 0) + 1);
   });
-  const limit = share * lines.length;
-  perLine.forEach((found, i) => {
-    if (found?.some((k) => count.get(k)! <= limit)) matched[i] = 1;
-  });
-  return matched;
+  const limit = share * lines.count;
+  return (s, e) => found(s, e).some((k) => count.get(k)! <= limit);
 }

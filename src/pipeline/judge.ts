@@ -15,7 +15,7 @@ import { hint, marker } from '../store/marker.js';
 import { byteLength, type Tokens } from '../tokens.js';
 import { contractProblem, type Guarded } from './component-calls.js';
 import { unproven } from './lossless.js';
-import { fewerWithTag, tagBound } from './never-worse.js';
+import { type BareText, fewerWithTag, tagBound } from './never-worse.js';
 import type { Slot } from './slots.js';
 
 export type Rewrite = Extract<Outcome, { kind: 'rewrite' }>;
@@ -71,9 +71,9 @@ export async function judge(
   if (problem) return drop('fail', problem);
   if (outcome.kind === 'skip') return drop('skip', outcome.gate);
   if (slot.current.length > COLLECT_ABOVE) collectGarbage();
-  const notFewer = (text: string) =>
+  const notFewer = (bytesOut: number) =>
     drop('revert', 'not fewer tokens than its input', {
-      bytesOut: byteLength(text),
+      bytesOut,
       ...(outcome.note !== undefined ? { note: outcome.note } : {}),
     });
 
@@ -81,7 +81,7 @@ export async function judge(
     if (outcome.text === slot.current) return drop('skip', 'no change');
     const why = await unproven(outcome.proof, slot.current, outcome.text);
     if (why) return drop('revert', `not proven lossless: ${why}`);
-    if (!(await opts.tokens.fewer(outcome.text, slot.current))) return notFewer(outcome.text);
+    if (!(await opts.tokens.fewer(outcome.text, slot.current))) return notFewer(byteLength(outcome.text));
     return { kind: 'keep', text: outcome.text, key: undefined, outcome };
   }
 
@@ -101,9 +101,9 @@ export async function judge(
   // Decided before the key is known, with the marker's worst case: the same component input then
   // gets the same decision whatever original it came from, which keeps cg(cg(x)) == cg(x).
   const slotted = outcome.text.includes(MARKER_SLOT);
-  const bare = slotted ? outcome.text.replace(MARKER_SLOT, '') : appendLine(outcome.text, '');
+  const bare = bareOf(outcome.text, slotted);
   if (opts.keepFailureLines) {
-    const lost = missingFailureLines(slot.current, bare);
+    const lost = missingFailureLines(slot.current, bare.text());
     if (lost.length > 0)
       return drop(
         'revert',
@@ -111,7 +111,7 @@ export async function judge(
       );
   }
   if (!(await fewerWithTag(opts.tokens, bare, tagBound(opts.template, expandArgs), slot.current)))
-    return notFewer(bare);
+    return notFewer(bare.bytes);
   // A large original nobody holds the bytes of is hashed (and stashed) a slice at a time.
   const bytes =
     slot.output.bytes ?? (slot.original.length < SLICED_MIN ? Buffer.from(slot.original, 'utf8') : undefined);
@@ -122,6 +122,22 @@ export async function judge(
   const text = slotted ? outcome.text.replace(MARKER_SLOT, () => tag) : appendLine(outcome.text, tag);
   return { kind: 'keep', text, key, tag, outcome: kept, bytes };
 }
+
+/** The rewrite with its marker slot empty (or no marker line), measured now and made on demand. */
+function bareOf(text: string, slotted: boolean): BareText {
+  let made: string | undefined;
+  const make = () => (slotted ? text.replace(MARKER_SLOT, '') : appendLine(text, ''));
+  const bytes = slotted ? byteLength(text) - MARKER_SLOT_BYTES : byteLength(text) + (text.length > 0 ? 1 : 0);
+  return {
+    bytes,
+    text: () => {
+      made ??= make();
+      return made;
+    },
+  };
+}
+
+const MARKER_SLOT_BYTES = byteLength(MARKER_SLOT);
 
 /** Appends the marker on a line of its own, keeping a trailing newline where there was one. */
 function appendLine(text: string, tag: string): string {

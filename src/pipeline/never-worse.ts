@@ -32,13 +32,23 @@ export function tagBound(template: string, args: string | undefined): TagBound {
  * the rule is: tokens(bare) + tokens(keyless tag) + 16·keys + 2 < tokens(input). The bounds decide
  * it wherever they prove what the counts would say (bytes, then pieces); only the rest is counted.
  */
+/**
+ * A rewrite without its marker, known by its byte length before it is made: made (text()) only when
+ * the bounds cannot decide. Removing the marker slot from an 18 MB rewrite is a copy of 18 MB.
+ */
+export interface BareText {
+  readonly bytes: number;
+  text(): string;
+}
+
 export async function fewerWithTag(
   tokens: Tokens,
-  bare: string,
+  given: string | BareText,
   tag: TagBound,
   input: string,
 ): Promise<boolean> {
-  const upperBytes = byteLength(bare) + byteLength(tag.sample);
+  const bare = typeof given === 'string' ? { bytes: byteLength(given), text: () => given } : given;
+  const upperBytes = bare.bytes + byteLength(tag.sample);
   const byBytes = fewerByBytes(upperBytes, byteLength(input));
   if (byBytes !== undefined) return byBytes;
   // The final text is bare + a tag of exactly sample's bytes, so bytes bound its tokens too.
@@ -46,13 +56,13 @@ export async function fewerWithTag(
   const slack = 16 * tag.keys + 2;
   if (input.length <= BOUNDS_MAX_CHARS) {
     const [b, k, i] = await Promise.all([
-      tokens.bounds(bare),
+      tokens.bounds(bare.text()),
       tokens.bounds(tag.keyless),
       tokens.bounds(input),
     ]);
     if (b.upper + k.upper + slack < i.lower) return true;
     if (b.lower + k.lower + slack >= i.upper) return false;
   }
-  const upper = (await tokens.count(bare)) + (await tokens.count(tag.keyless)) + slack;
+  const upper = (await tokens.count(bare.text())) + (await tokens.count(tag.keyless)) + slack;
   return upper < (await tokens.count(input));
 }

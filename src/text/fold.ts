@@ -14,11 +14,12 @@
  * `collapse` would keep of the same text (its first and last `budgetLines / 2` lines), so the fold is
  * never longer than collapse except to show errors; the error templates get at most `signalShare` of
  * the input and at most `maxSignalBytes`. Templates that do not fit are counted in the closing line.
- * Lines are split at "\n" (a "\r" before it belongs to the ending); the input's first line ending is
- * used throughout and a final newline is kept.
+ * Lines are split at "\n" (a "\r" before it belongs to the ending; line-table.ts keeps their offsets,
+ * not a string each); the input's first line ending is used throughout and a final newline is kept.
  */
 
 import { byteLength } from '../tokens.js';
+import { LineTable } from './line-table.js';
 import { SLOT } from './template.js';
 import { type Group, type Mined, mineTemplates, type SlotValues } from './templates.js';
 
@@ -54,25 +55,6 @@ export interface FoldResult {
   note: string;
 }
 
-interface Split {
-  lines: string[];
-  nl: string;
-  finalNewline: boolean;
-}
-
-function split(text: string): Split {
-  const finalNewline = text.endsWith('\n');
-  const body = finalNewline ? text.slice(0, -1) : text;
-  const lines = body.split('\n');
-  let nl = '\n';
-  if (lines.length > 1 && lines[0]!.endsWith('\r')) nl = '\r\n';
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (l.endsWith('\r') && (i < lines.length - 1 || finalNewline)) lines[i] = l.slice(0, -1);
-  }
-  return { lines, nl, finalNewline };
-}
-
 /** Distinct values remembered per slot (more are only counted as "+K+"). */
 const TRACK_VALUES = 64;
 /** A listed value longer than this is cut (a folded line must still show its template). */
@@ -88,7 +70,8 @@ type Budget = typeof BASE | typeof SIGNAL;
 
 /** Returns undefined when nothing would be left out (the text is too short to fold). */
 export function foldText(text: string, opts: FoldOptions): FoldResult | undefined {
-  const { lines, nl, finalNewline } = split(text);
+  const lines = new LineTable(text);
+  const { nl, finalNewline } = lines;
   const n = lines.length;
   if (n <= opts.headLines + opts.tailLines) return undefined;
   const mined = mineTemplates(lines, { maxTemplates: opts.maxTemplates, trackValues: TRACK_VALUES });
@@ -108,7 +91,7 @@ class Planner {
   private skippedSignal = 0;
 
   constructor(
-    private readonly lines: readonly string[],
+    private readonly lines: LineTable,
     private readonly mined: Mined,
     private readonly opts: FoldOptions,
     inputBytes: number,
@@ -131,7 +114,7 @@ class Planner {
   }
 
   private lineBytes(i: number): number {
-    return byteLength(this.keptText(this.lines[i]!)) + 1;
+    return byteLength(this.keptText(this.lines.at(i))) + 1;
   }
 
   private keptText(line: string): string {
@@ -237,7 +220,7 @@ class Planner {
 
   renderGroup(g: Group): string {
     const parts = g.key.split(SLOT);
-    if (parts.length - 1 !== g.slots.length) return `[×${g.count}] ${this.keptText(this.lines[g.first]!)}`;
+    if (parts.length - 1 !== g.slots.length) return `[×${g.count}] ${this.keptText(this.lines.at(g.first))}`;
     let out = parts[0]!;
     for (let s = 0; s < g.slots.length; s++)
       out += renderSlot(g.slots[s]!, this.opts.maxValues) + parts[s + 1]!;
@@ -268,7 +251,7 @@ class Planner {
       if (gap && out.length > 0) push('…', false);
       gap = false;
       if (how !== NOT_SHOWN) {
-        push(this.keptText(this.lines[i]!), how === SIGNAL);
+        push(this.keptText(this.lines.at(i)), how === SIGNAL);
         verbatimCount++;
       }
       // A group whose first line is shown verbatim folds right after it.

@@ -61,13 +61,19 @@ export interface MineOptions {
 const NUMBER = /^-?\d+(?:\.\d+)?$/;
 const DIGITS = /\d/g;
 
-export function mineTemplates(lines: readonly string[], opts: MineOptions): Mined {
+/** Lines by index: an array, or a LineTable that slices each when asked. */
+export interface LineSource {
+  readonly length: number;
+  at(i: number): string | undefined;
+}
+
+export function mineTemplates(lines: LineSource, opts: MineOptions): Mined {
   const groups: Group[] = [];
   const byKey = new Map<string, Group>();
   const groupOf = new Int32Array(lines.length);
   const signal = new Uint8Array(lines.length);
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+    const line = lines.at(i)!;
     const sig = hasSignal(line);
     if (sig) signal[i] = 1;
     const t = templateOf(line);

@@ -19,6 +19,8 @@ export interface RunOptions {
   env?: Record<string, string>;
   storeDir?: string;
   cwd?: string;
+  /** Options for node itself, before the CLI (a heap limit, say). */
+  nodeArgs?: string[];
 }
 
 function envFor(o: RunOptions) {
@@ -35,7 +37,7 @@ function envFor(o: RunOptions) {
 }
 
 export function cg(args: string[], o: RunOptions = {}): CgRun {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
+  const r = spawnSync(process.execPath, [...(o.nodeArgs ?? []), BIN, ...args], {
     input: o.input ?? '',
     env: envFor(o),
     cwd: o.cwd ?? ROOT,

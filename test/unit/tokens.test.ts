@@ -141,6 +141,33 @@ describe('tokens', () => {
     expect(t.exactCounts).toBe(0);
   });
 
+  it('never makes a rewrite without its marker when its byte length decides', async () => {
+    const t = createTokens('o200k');
+    const input = 'const value = compute(alpha, beta, gamma);\n'.repeat(5000);
+    const bound = tagBound(' [full output: cg expand {key}]', undefined);
+    const unmade = (bytes: number) => ({
+      bytes,
+      text: () => {
+        throw new Error('made the bare text');
+      },
+    });
+    expect(await fewerWithTag(t, unmade(1000), bound, input)).toBe(true);
+    expect(await fewerWithTag(t, unmade(input.length * 200), bound, input)).toBe(false);
+    // Where the bytes cannot decide, the text is made, once, and counted.
+    const small = 'const value = compute(alpha, beta, gamma);\n'.repeat(50);
+    const bare = 'const value = compute(alpha, beta);\n'.repeat(20);
+    let made = 0;
+    const lazy = {
+      bytes: bare.length,
+      text: () => {
+        made++;
+        return bare;
+      },
+    };
+    expect(await fewerWithTag(t, lazy, bound, small)).toBe(await fewerWithTag(t, bare, bound, small));
+    expect(made).toBeGreaterThan(0);
+  });
+
   it.each(['o200k', 'cl100k'] as const)('has no %s token longer than MAX_TOKEN_BYTES bytes', async (name) => {
     const mod =
       name === 'o200k'

@@ -72,6 +72,18 @@ describe('skeleton min_file_tokens', () => {
   });
 });
 
+describe('skeleton max_bytes', () => {
+  it('leaves a file or a fenced block of more bytes as it is, before parsing it', async () => {
+    const bytes = Buffer.byteLength(PY);
+    const file = output(PY, { command: 'cat app.py' });
+    expect(await run(file, { max_bytes: bytes - 1 })).toEqual({ kind: 'skip', gate: 'over max_bytes' });
+    expect((await run(file, { max_bytes: bytes })).kind).toBe('rewrite');
+    const fenced = output(`Here:\n\n\`\`\`python\n${PY}\`\`\`\n`);
+    expect(await run(fenced, { max_bytes: bytes - 2 })).toEqual({ kind: 'skip', gate: 'over max_bytes' });
+    expect((await run(fenced, { max_bytes: bytes })).kind).toBe('rewrite');
+  });
+});
+
 describe('skeleton config', () => {
   it('is strict, and reads language aliases as their names', () => {
     expect(skeleton.parseConfig({ languages: ['py', 'golang', 'c++', 'python'] }).languages).toEqual([

@@ -111,6 +111,18 @@ describe('cmdfilter', () => {
     expect(asked).toBe(1);
   });
 
+  it('leaves an output of more than max_input_lines lines to the later stages, a final newline not counted', async () => {
+    const cfg = cmdfilter.parseConfig({ max_input_lines: 40 });
+    const at = await compact(lines(40), 'runtests -v', { max_input_lines: 40 });
+    expect(at.changed).toBe(true);
+    const over = await cmdfilter.run(
+      output(lines(41), { command: 'runtests -v' }),
+      cfg,
+      context({ filters }),
+    );
+    expect(over).toEqual({ kind: 'skip', gate: 'over max_input_lines' });
+  });
+
   it('skips when the context has no filters', async () => {
     expect(await cmdfilter.run(output(lines(100)), cmdfilter.defaults, context())).toEqual({
       kind: 'skip',
@@ -139,7 +151,12 @@ describe('cmdfilter', () => {
   });
 
   it('has a strict config', () => {
-    expect(cmdfilter.parseConfig({})).toEqual({ min_tokens: 50, disabled: [], max_tokens: 8000 });
+    expect(cmdfilter.parseConfig({})).toEqual({
+      min_tokens: 50,
+      disabled: [],
+      max_tokens: 8000,
+      max_input_lines: 100_000,
+    });
     expect(() => cmdfilter.parseConfig({ disabled: 'lint' })).toThrow(/disabled: expected a list of strings/);
     expect(() => cmdfilter.parseConfig({ disabled: ['lint', 3] })).toThrow(
       /^disabled\[1\]: expected a string, got 3$/,
