@@ -474,6 +474,10 @@ Filters whose markers come back through cg expand too often are flagged "too agg
     .option('--anthropic-upstream <url>', 'where Anthropic requests go (default https://api.anthropic.com)')
     .option('--openai-upstream <url>', 'where OpenAI requests go (default https://api.openai.com)')
     .option('--timeout-ms <n>', 'a compaction taking longer forwards the original body (default 20000)')
+    .option(
+      '--retrieval <mode>',
+      'answer cg_expand for clients with no shell: auto, always or never (default auto)',
+    )
     .option('--config <file>', 'config file (its proxy: section counts only if it is your own)')
     .option('--no-store', 'do not stash originals: lossless components only')
     .option('-v, --verbose', 'one line per request on stderr (auth headers redacted, never bodies)')

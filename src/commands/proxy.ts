@@ -16,7 +16,14 @@ import { UsageError } from '../errors.js';
 import { warn } from '../io.js';
 import { isPreset, PRESET_NAMES } from '../presets.js';
 import type { CompactedRequest } from '../proxy/compact-request.js';
-import { PROXY_CONFIG_DEFAULTS, type ProxyConfig, upstreamUrl } from '../proxy/config.js';
+import {
+  PROXY_CONFIG_DEFAULTS,
+  type ProxyConfig,
+  RETRIEVAL_MODES,
+  type RetrievalMode,
+  upstreamUrl,
+} from '../proxy/config.js';
+import { isLoopback } from '../proxy/loopback.js';
 import { observeEnv } from '../proxy/observe-dir.js';
 import { setupLines } from '../proxy/setup.js';
 import { sessionsDir } from '../session/location.js';
@@ -35,16 +42,13 @@ export interface ProxyFlags {
   anthropicUpstream?: string;
   openaiUpstream?: string;
   timeoutMs?: string;
+  retrieval?: string;
   /** commander's --no-store sets this false. */
   store?: boolean;
   verbose?: boolean;
 }
 
-/** Whether a host name or address only ever reaches this machine. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
-}
+export { isLoopback };
 
 function wholeNumber(raw: string, flag: string, min: number, max: number): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max)
@@ -77,7 +81,13 @@ export function proxySettings(
     throw new UsageError(
       `--preset: expected one of ${PRESET_NAMES.join(', ')}, got ${JSON.stringify(flags.preset)}`,
     );
+  if (flags.retrieval !== undefined && !(RETRIEVAL_MODES as readonly string[]).includes(flags.retrieval))
+    throw new UsageError(
+      `--retrieval: expected one of ${RETRIEVAL_MODES.join(', ')}, got ${JSON.stringify(flags.retrieval)}`,
+    );
   return {
+    ...base,
+    retrieval: (flags.retrieval as RetrievalMode | undefined) ?? base.retrieval,
     anthropic:
       flags.anthropicUpstream !== undefined
         ? url(flags.anthropicUpstream, '--anthropic-upstream')
@@ -175,7 +185,7 @@ export async function proxyCommand(
         `--host ${settings.host} is not a loopback address: add --allow-remote to listen there`,
       );
     warn(
-      `listening on ${settings.host}: anyone who can reach it can use your upstreams with their own keys, and read stashed originals through markers`,
+      `listening on ${settings.host}: anyone who can reach it can use your upstreams with their own keys${env[settings.tokenEnv] ? '' : `; GET /expand serves no original until $${settings.tokenEnv} holds a token`}`,
     );
   }
   const store = flags.store === false ? null : openStore(config.store, env);
@@ -203,6 +213,13 @@ export async function proxyCommand(
     ...(records ? { records } : {}),
     ...(flags.verbose ? { log: (line: string) => warn(`proxy: ${line}`) } : {}),
     onRefused: (line) => warn(`proxy: ${line}`),
+    retrieval: {
+      mode: settings.retrieval,
+      maxRounds: settings.retrievalRounds,
+      maxBytes: settings.retrievalMaxBytes,
+    },
+    ...(env[settings.tokenEnv] ? { token: env[settings.tokenEnv] } : {}),
+    statsEnv: stateEnv,
     // Observe mode stashes nothing, so its records carry their texts instead of store keys.
     onCompacted: (c) => record(c, config, stateEnv, flags.observe ? undefined : store?.dir),
   });

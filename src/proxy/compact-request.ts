@@ -141,6 +141,8 @@ export async function compactRequest(
   format: Exclude<InputFormat, 'text'>,
   rawHeaders: readonly string[],
   deps: CompactDeps,
+  /** raw's text, when the caller decoded it already (retrieval reads a session from it): not decoded again. */
+  given?: string,
 ): Promise<CompactedRequest> {
   const started = performance.now();
   const events: PipelineEvent[] = [];
@@ -160,7 +162,7 @@ export async function compactRequest(
   if (!decoded.ok) return original(decoded.reason);
   if (!isRewritableText(decoded.body)) return original('body is not UTF-8 text');
   // The text is made only when needed: a retry found by a session header never decodes the body.
-  let text: string | undefined;
+  let text: string | undefined = given;
   const textOf = () => {
     text ??= decoded.body.toString('utf8');
     return text;

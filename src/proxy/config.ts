@@ -1,6 +1,7 @@
 /**
  * The `proxy:` config section: where `cg proxy` forwards each provider's requests, which preset it
- * compacts with, and how long a compaction may take before the original body goes on instead.
+ * compacts with, how long a compaction may take before the original body goes on instead, and
+ * whether it answers cg_expand itself for clients that cannot (retrieval/).
  * Upstreams are data that decides where request bodies (and API keys) are sent, so they come only
  * from the user's own config or the command line, never from a project's `.cg.yaml` (DESIGN §1.8);
  * the command checks where the loaded file came from. `sessions` says where a session's record
@@ -11,6 +12,10 @@
 import { type ConfigOf, describe, integer, oneOf, section, string } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
 import { PRESET_NAMES } from '../presets.js';
+
+/** Whether the proxy answers cg_expand itself (retrieval/mode.ts decides per session). */
+export const RETRIEVAL_MODES = ['auto', 'always', 'never'] as const;
+export type RetrievalMode = (typeof RETRIEVAL_MODES)[number];
 
 /** An http(s) URL with no query or fragment, without a trailing slash; else a ConfigError at `path`. */
 export function upstreamUrl(raw: string, path: string): string {
@@ -39,6 +44,20 @@ export const PROXY_CONFIG = section({
   timeoutMs: integer({ min: 1 }).key('timeout_ms').or(20_000),
   /** Session records in Redis beside the store (shared) or on this machine (local). */
   sessions: oneOf(['shared', 'local'] as const).or('shared'),
+  /**
+   * cg_expand answered by the proxy (retrieval/): auto for clients that cannot open a marker
+   * themselves (no shell-like tool, no cg_expand of their own), always, or never.
+   */
+  retrieval: oneOf(RETRIEVAL_MODES).or('auto'),
+  /** Proxy-answered rounds per client request; the call after them goes to the client. */
+  retrievalRounds: integer({ min: 0, max: 32 }).key('retrieval_rounds').or(3),
+  /** A cg_expand result over this many bytes is sliced, with a note on how to ask for the next slice. */
+  retrievalMaxBytes: integer({ min: 1024 }).key('retrieval_max_bytes').or(40_000),
+  /**
+   * The variable holding the proxy's token (never the token itself): what GET /expand asks of a
+   * caller when the proxy listens beyond loopback.
+   */
+  tokenEnv: string().key('token_env').or('CG_PROXY_TOKEN'),
 });
 export type ProxyConfig = ConfigOf<typeof PROXY_CONFIG>;
 

@@ -4,9 +4,12 @@
  * request streams through untouched. The upstream for each provider is fixed at start-up — the
  * request only ever chooses a path on it, so this is not an open proxy (an absolute-form target or
  * CONNECT is refused). Nothing here logs a body or a secret: --verbose prints the route, sizes,
- * timings and the header names with secret-bearing values redacted. Three paths are the proxy's
- * own: GET /_cg/health, which `cg doctor` asks, and /healthz and /readyz (health.ts). Stats are
- * recorded after the response is done, so they never add to a turn's latency.
+ * timings and the header names with secret-bearing values redacted. Four paths are the proxy's
+ * own: GET /_cg/health, which `cg doctor` asks, /healthz and /readyz (health.ts), and GET
+ * /expand/KEY (retrieval/expand-route.ts). A session whose client cannot open markers gets
+ * cg_expand answered by the proxy (retrieval/): the only hook here is prepare() around compaction
+ * and respond() in place of forward(). Stats are recorded after the response is done, so they never
+ * add to a turn's latency.
  *
  * drain() is a graceful shutdown: no new connection is accepted, every request in flight — a
  * stream included — is served to its end, and so is a request that arrives meanwhile on a
@@ -28,14 +31,18 @@ import { createTokens, type Tokens } from '../tokens.js';
 import { BodyTooLarge, readBody } from './body.js';
 import { clientHost } from './client-host.js';
 import { type CompactedRequest, compactRequest, settledTurns } from './compact-request.js';
+import type { ProxyConfig } from './config.js';
 import { providerError } from './errors.js';
 import { forwardRequestHeaders, redactedHeaders } from './headers.js';
 import { type Answer, HEALTHZ_PATH, healthz, READYZ_PATH, readyz } from './health.js';
 import { idleCollector } from './idle-collect.js';
+import { isLoopback } from './loopback.js';
+import { isExpandPath, serveExpand } from './retrieval/expand-route.js';
+import { createRetrieval, plainPrepared, type Retrieval } from './retrieval/retrieval.js';
 import { retryMemo } from './retry-memo.js';
 import { type Provider, routeOf } from './routes.js';
 import { storeCache } from './store-cache.js';
-import { forward } from './upstream.js';
+import { type Forwarded, forward } from './upstream.js';
 
 export interface ProxyOptions {
   config: CgConfig;
@@ -60,6 +67,12 @@ export interface ProxyOptions {
   /** Upstream timeouts (ms): until the response headers, and between body chunks. */
   headersTimeoutMs?: number;
   bodyTimeoutMs?: number;
+  /** cg_expand answered by the proxy (retrieval/; off in observe mode); absent: never. */
+  retrieval?: { mode: ProxyConfig['retrieval']; maxRounds: number; maxBytes: number };
+  /** The proxy's token, which GET /expand asks for when it listens beyond loopback. */
+  token?: string;
+  /** The ledger's environment for the expands the proxy serves (default env). */
+  statsEnv?: NodeJS.ProcessEnv;
 }
 
 export interface RunningProxy {
@@ -102,6 +115,21 @@ function summary(events: readonly PipelineEvent[]): string {
   const by = new Map<string, number>();
   for (const e of events) if (e.action === 'rewrite') by.set(e.component, (by.get(e.component) ?? 0) + 1);
   return [...by].map(([c, n]) => `${c} ${n}`).join(', ') || 'no rewrites';
+}
+
+/**
+ * A `tool` session's turn: the session's record write (shared records) settles before the proxy
+ * answers, as forward() holds its response for it, so the client's next turn finds the record on
+ * whichever instance it lands; the hidden rounds then run as retrieval/ says.
+ */
+async function respondWithRetrieval(
+  retrieval: Retrieval,
+  turn: Parameters<Retrieval['respond']>[0],
+  settled: Promise<unknown> | undefined,
+  deps: Parameters<Retrieval['respond']>[1],
+): Promise<Forwarded & { rounds: number }> {
+  if (settled) await settled.catch(() => undefined);
+  return retrieval.respond(turn, deps);
 }
 
 export async function createProxy(
@@ -150,6 +178,20 @@ export async function createProxy(
       })
       .end(a.body);
 
+  const statsEnv = opts.statsEnv ?? opts.env;
+  const retrieval: Retrieval | undefined =
+    opts.retrieval && !opts.observe
+      ? createRetrieval({
+          ...opts.retrieval,
+          config: opts.config,
+          store: opts.store,
+          sessionDir: opts.sessionDir ?? sessionsDir(opts.env),
+          statsEnv,
+        })
+      : undefined;
+  /** Set by listen(): beyond loopback, GET /expand asks for the token. */
+  let remote = false;
+
   /** Serves one request; resolves to the size of the body it compacted (0 when none). */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<number> {
     const started = performance.now();
@@ -177,6 +219,16 @@ export async function createProxy(
       return 0;
     }
     const [pathname = '', query = ''] = target.split(/\?(.*)/s);
+    if (isExpandPath(pathname)) {
+      await serveExpand(req, res, pathname, query, {
+        store: opts.store,
+        config: opts.config,
+        remote,
+        ...(opts.token ? { token: opts.token } : {}),
+        statsEnv,
+      });
+      return 0;
+    }
     const routing = routeOf(req.method ?? 'GET', pathname, req.headers, query);
     if ('refused' in routing) {
       const { status, reason, shape } = routing.refused;
@@ -230,19 +282,33 @@ export async function createProxy(
         res.writeHead(e.status, { 'content-type': 'application/json', connection: 'close' }).end(e.body);
       return 0;
     }
-    const c = await compactRequest(raw, route.format, req.rawHeaders, deps);
-    const headers = c.rewritten
-      ? [
-          ...forwardRequestHeaders(req.rawHeaders, ['content-length', 'content-encoding']),
-          'content-length',
-          String(c.body.length),
-        ]
+    const format = route.format;
+    const compact = (body: Buffer, rawHeaders: readonly string[], text?: string) =>
+      compactRequest(body, format, rawHeaders, deps, text);
+    const p = retrieval
+      ? await retrieval.prepare(raw, format, req.rawHeaders, compact)
+      : plainPrepared(await compact(raw, req.rawHeaders));
+    const c = p.compacted;
+    const bare = forwardRequestHeaders(req.rawHeaders, ['content-length', 'content-encoding']);
+    const headers = p.plain
+      ? [...bare, 'content-length', String(p.body.length)]
       : forwardRequestHeaders(req.rawHeaders);
-    const r = await forward(dispatcher, upstream, req, res, target, headers, c.body, c.settled);
+    const r: Forwarded & { rounds?: number } =
+      retrieval && p.turn
+        ? await respondWithRetrieval(retrieval, p.turn, c.settled, {
+            dispatcher,
+            target: upstream,
+            req,
+            res,
+            pathAndQuery: target,
+            headers: bare,
+          })
+        : await forward(dispatcher, upstream, req, res, target, headers, p.body, c.settled);
     log?.(
       `← ${r.status} ${req.method} ${target.split('?')[0]} ${c.rewritten ? `${c.bytesIn} → ${c.bytesOut} bytes` : opts.observe ? 'observed, sent unchanged' : 'sent unchanged'}` +
         ` (${summary(c.events)}) in ${c.ms.toFixed(0)} ms${c.session ? `, session ${c.session}` : ''}` +
-        `${c.fellOpen ? `; fell open: ${c.fellOpen}` : ''}${r.problem ? `; ${r.problem}` : ''}`,
+        `${c.fellOpen ? `; fell open: ${c.fellOpen}` : ''}${r.problem ? `; ${r.problem}` : ''}` +
+        `${r.rounds ? `; cg_expand answered by the proxy in ${r.rounds} round${r.rounds === 1 ? '' : 's'}` : ''}`,
     );
     const host = clientHost(req.rawHeaders);
     await opts.onCompacted?.(host ? { ...c, host } : c);
@@ -296,6 +362,7 @@ export async function createProxy(
   return {
     server,
     listen(port, host) {
+      remote = !isLoopback(host);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {

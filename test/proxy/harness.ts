@@ -2,13 +2,14 @@
  * Starts `cg proxy` in-process (createProxy from src/, the server the command runs) in front of a
  * fake upstream, with a private store and state directory, and sends requests to it.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CgConfig } from '../../src/config.js';
 import { defaultConfig } from '../../src/config.js';
 import { createFilterSource } from '../../src/dsl/registry.js';
 import type { CompactedRequest } from '../../src/proxy/compact-request.js';
-import { createProxy, type RunningProxy } from '../../src/proxy/server.js';
+import { PROXY_CONFIG_DEFAULTS } from '../../src/proxy/config.js';
+import { createProxy, type ProxyOptions, type RunningProxy } from '../../src/proxy/server.js';
 import type { RecordBackend } from '../../src/session/records.js';
 import { createFsStore } from '../../src/store/fs-store.js';
 import type { PutResult, Store } from '../../src/store/store.js';
@@ -53,11 +54,19 @@ export interface TestProxyOptions {
   collect?: () => void;
   /** The session record backend (default: files under the proxy's state dir). */
   records?: RecordBackend;
+  /** cg_expand answered by the proxy: `cg proxy`'s defaults unless given (mode never: off). */
+  retrieval?: Partial<NonNullable<ProxyOptions['retrieval']>>;
+  /** The token GET /expand asks for beyond loopback. */
+  token?: string;
+  /** Where to listen (default 127.0.0.1). */
+  host?: string;
+  /** A state directory of the test's own (a restarted proxy's), kept at close; default one removed at close. */
+  stateDir?: string;
 }
 
 export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProxy> {
   const dir = tempDir('cg-proxy-');
-  const stateDir = join(dir, 'state');
+  const stateDir = o.stateDir ?? join(dir, 'state');
   mkdirSync(stateDir, { recursive: true });
   const store =
     o.store === undefined
@@ -85,12 +94,23 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
     onRefused: (l) => refused.push(l),
     ...(o.collect ? { collect: o.collect } : {}),
     ...(o.records ? { records: o.records } : {}),
+    retrieval: {
+      mode: PROXY_CONFIG_DEFAULTS.retrieval,
+      maxRounds: PROXY_CONFIG_DEFAULTS.retrievalRounds,
+      maxBytes: PROXY_CONFIG_DEFAULTS.retrievalMaxBytes,
+      ...o.retrieval,
+    },
+    ...(o.token !== undefined ? { token: o.token } : {}),
     onCompacted: (c) => {
       compacted.push(c);
     },
   });
-  const running = await proxy.listen(0, '127.0.0.1');
-  return { ...running, store: store as Store, stateDir, compacted, log, refused };
+  const running = await proxy.listen(0, o.host ?? '127.0.0.1');
+  const close = async () => {
+    await running.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  return { ...running, close, store: store as Store, stateDir, compacted, log, refused };
 }
 
 export interface Sent {
