@@ -191,12 +191,7 @@ export async function proxyCommand(
   const store = flags.store === false ? null : openStore(config.store, env);
   // Observe mode keeps its ledger and session records apart from what was really sent.
   const stateEnv = flags.observe ? observeEnv(env) : env;
-  // Model-assisted components asking "the incoming model" go to the same upstreams, never back here.
-  const modelEnv = {
-    ...observeEnv,
-    ANTHROPIC_BASE_URL: settings.anthropic,
-    OPENAI_BASE_URL: `${settings.openai}/v1`,
-  };
+  const modelEnv = proxyEngineEnv(stateEnv, settings);
   const { createProxy } = await import('../proxy/server.js');
   const sessionDir = sessionsDir(stateEnv);
   const records = await sessionRecords(store, config, settings.sessions, sessionDir, !!flags.observe);
@@ -260,4 +255,18 @@ export async function proxyCommand(
     process.on('SIGTERM', stop);
   });
   return 0;
+}
+
+/**
+ * The environment the proxy's engine sees: the user's own (key variables, state locations), with
+ * model-assisted components asking "the incoming model" sent to the same upstreams, never back
+ * here, and without CG_SESSION — one exported in the proxy's shell would make every client's
+ * requests one session.
+ */
+export function proxyEngineEnv(
+  env: NodeJS.ProcessEnv,
+  upstreams: { anthropic: string; openai: string },
+): NodeJS.ProcessEnv {
+  const { CG_SESSION: _oneSession, ...own } = env;
+  return { ...own, ANTHROPIC_BASE_URL: upstreams.anthropic, OPENAI_BASE_URL: `${upstreams.openai}/v1` };
 }
