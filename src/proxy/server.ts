@@ -185,7 +185,7 @@ export async function createProxy(
           ...opts.retrieval,
           config: opts.config,
           store: opts.store,
-          sessionDir: opts.sessionDir ?? sessionsDir(opts.env),
+          records,
           statsEnv,
         })
       : undefined;

@@ -191,16 +191,18 @@ describe.skipIf(!REDIS_SERVER)(`proxies sharing session records in Redis${NEEDS_
         } finally {
           expect(await p.stop()).toBe(0);
         }
+        // The session's two records: its replay decisions and its retrieval state (whether the
+        // proxy answers cg_expand), both in the one place proxy.sessions names, none in the other.
         const inRedis = await admin.keys(`${prefix}rec:*`);
         const onDisk = existsSync(join(p.stateDir, 'sessions'))
           ? readdirSync(join(p.stateDir, 'sessions')).filter((f) => f.endsWith('.json'))
           : [];
         if (sessions === 'shared') {
-          expect(inRedis).toHaveLength(1);
+          expect(inRedis).toHaveLength(2);
           expect(onDisk).toEqual([]);
         } else {
           expect(inRedis).toEqual([]);
-          expect(onDisk).toHaveLength(1);
+          expect(onDisk).toHaveLength(2);
         }
       }
     } finally {

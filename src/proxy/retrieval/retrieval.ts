@@ -17,6 +17,7 @@
  * way, exactly as without retrieval.
  */
 import type { CgConfig } from '../../config.js';
+import type { RecordBackend } from '../../session/records.js';
 import { keyOf } from '../../store/keys.js';
 import { hasMarker } from '../../store/marker.js';
 import type { Store } from '../../store/store.js';
@@ -44,8 +45,8 @@ export interface RetrievalOptions {
   maxBytes: number;
   config: CgConfig;
   store: Store | null;
-  /** Where session records live (the replay's directory); undefined: none, state in memory only. */
-  sessionDir: string | undefined;
+  /** Where session records live (the replay's backend); undefined: none, state in memory only. */
+  records: RecordBackend | undefined;
   /** The ledger's environment, for the expands the proxy answers. */
   statsEnv: NodeJS.ProcessEnv;
 }
@@ -161,7 +162,7 @@ export function plainPrepared(c: CompactedRequest): Prepared {
 }
 
 export function createRetrieval(opts: RetrievalOptions): Retrieval {
-  const sessions = new RetrievalSessions(opts.sessionDir);
+  const sessions = new RetrievalSessions(opts.records);
   const plainOf = plainPrepared;
 
   /**
