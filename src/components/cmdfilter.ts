@@ -110,8 +110,9 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
       };
       return final ? { ...outcome, final } : outcome;
     }
-    const cap =
-      r.itemCap !== undefined
+    const cap = r.listed
+      ? ', every group named in a list to fit group_max_chars'
+      : r.itemCap !== undefined
         ? `, at most ${r.itemCap} item${r.itemCap === 1 ? '' : 's'} a group to fit group_max_chars`
         : r.runsKept !== undefined
           ? `, at most ${r.runsKept} line${r.runsKept === 1 ? '' : 's'} a run to fit runs_max_chars`

@@ -253,6 +253,12 @@ export interface GroupRule {
   minCount: number;
   /** A line followed by a line this matches (its continuation) stays where it is, ungrouped. */
   continued?: LineMatcher;
+  /**
+   * Replacement naming a group in a list (`$<count>` its size), for when not even one item a group
+   * fits the budget: each group of this rule, and each of its lines too few to make one, is then
+   * named in a list instead — several a line, a new line for each key's directory.
+   */
+  brief?: string;
 }
 
 interface Gathered {
@@ -275,7 +281,7 @@ export function groupLines(
   doc: Doc,
   rules: readonly GroupRule[],
   maxChars?: number,
-): { doc: Doc; capped?: number } {
+): { doc: Doc; capped?: number; listed?: boolean } {
   if (rules.length === 0) return { doc };
   const groups = new Map<string, Gathered>();
   const memberOf: (Gathered | undefined)[] = [];
@@ -314,6 +320,9 @@ export function groupLines(
   });
   if (drafted.size === 0) return { doc };
   const capped = maxChars === undefined ? undefined : fittingCap(layout, maxChars);
+  if (capped === 0 && rules.some((r) => r.brief !== undefined)) {
+    return { doc: { ...doc, lines: listed(doc, layout, memberOf, drafted) }, capped, listed: true };
+  }
   const cap = capped ?? Number.POSITIVE_INFINITY;
   const out: Line[] = [];
   for (const x of layout) {
@@ -321,6 +330,62 @@ export function groupLines(
     else for (const t of render(x, cap)) out.push(written(t, doc));
   }
   return capped === undefined ? { doc: { ...doc, lines: out } } : { doc: { ...doc, lines: out }, capped };
+}
+
+/** A list line holds names up to about this many characters before the next line begins. */
+const LIST_LINE_CHARS = 160;
+
+/** The directory part of a key (through its last `/`), which starts a list line of its own. */
+function directoryOf(key: string): string {
+  return key.slice(0, key.lastIndexOf('/') + 1);
+}
+
+/**
+ * The layout with every group of a `brief` rule, and every line of such a rule too few to make a
+ * group, named in a list: consecutive names joined by `, ` on one line while they share a
+ * directory and the line is short, the other lines where they were.
+ */
+function listed(
+  doc: Doc,
+  layout: readonly (Line | Drafted)[],
+  memberOf: readonly (Gathered | undefined)[],
+  drafted: ReadonlyMap<Gathered, Drafted>,
+): Line[] {
+  const groupOfLine = new Map<Line, Gathered>();
+  doc.lines.forEach((l, i) => {
+    const g = memberOf[i];
+    if (g) groupOfLine.set(l, g);
+  });
+  const groupOfDraft = new Map<Drafted, Gathered>();
+  for (const [g, d] of drafted) groupOfDraft.set(d, g);
+  const out: Line[] = [];
+  let names: string[] = [];
+  let chars = 0;
+  let dir: string | undefined;
+  const flush = () => {
+    if (names.length > 0) out.push(written(names.join(', '), doc));
+    names = [];
+    chars = 0;
+  };
+  for (const x of layout) {
+    const g = 'src' in x ? groupOfLine.get(x) : groupOfDraft.get(x);
+    if (!g?.rule.brief) {
+      flush();
+      dir = undefined;
+      if ('src' in x) out.push(x);
+      else for (const t of render(x, 0)) out.push(written(t, doc));
+      continue;
+    }
+    const first = g.members[0]!.text;
+    const name = g.rule.matches.expand(first, g.rule.brief.replaceAll('$<count>', String(g.members.length)));
+    const here = directoryOf(g.rule.matches.expand(first, g.rule.key));
+    if (here !== dir || chars + name.length > LIST_LINE_CHARS) flush();
+    dir = here;
+    names.push(name);
+    chars += name.length + 2;
+  }
+  flush();
+  return out;
 }
 
 /** A group with its header and the items max_items lets it show, written out once. */

@@ -172,6 +172,8 @@ function sectionStages(spec: FilterSpec, site: Site, start: Doc): Doc {
 /** What the budgets of stages 7 and 8 cut: items a group (group_max_chars), lines a run (runs_max_chars). */
 interface Shaped {
   itemCap?: number;
+  /** No item fitted, and the groups were named in a list (a rule's brief). */
+  listed?: boolean;
   runsKept?: number;
 }
 
@@ -224,11 +226,13 @@ function runStages(
       if (g.max_items !== undefined) rule.maxItems = g.max_items;
       if (g.join !== undefined) rule.join = g.join;
       if (g.continued !== undefined) rule.continued = m(g.continued, `group_lines[${i}].continued`);
+      if (g.brief !== undefined) rule.brief = g.brief;
       return rule;
     });
     const g = groupLines(doc, rules, capped(spec.group_max_chars, cap));
     doc = g.doc;
     if (g.capped !== undefined) shaped.itemCap = g.capped;
+    if (g.listed) shaped.listed = true;
   }
   return { doc, shaped };
 }
@@ -293,6 +297,7 @@ function runSpec(
   const { shaped } = staged;
   if (result.loss !== 'none') {
     if (shaped.itemCap !== undefined) result.itemCap = shaped.itemCap;
+    if (shaped.listed) result.listed = true;
     if (shaped.runsKept !== undefined) result.runsKept = shaped.runsKept;
   }
   return result;

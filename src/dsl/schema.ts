@@ -94,6 +94,7 @@ const GROUP = fields({
   join: string().optional(),
   min_count: integer({ min: 1, max: MAX }).or(2),
   continued: pattern.optional(),
+  brief: string().optional(),
 });
 export type GroupSpec = ConfigOf<typeof GROUP>;
 

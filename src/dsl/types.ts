@@ -77,6 +77,10 @@
  *     group_max_chars C (filter level): when the grouped text would be longer than C characters,
  *     every group shows fewer items — one cap for all, the largest that fits, down to the header
  *     alone (then without `… +N more` when the header gives `$<count>`); headers are never cut.
+ *     A rule with `brief` (a replacement; `$<count>` the group's size) is named in a list instead
+ *     when not even one item fits: each of its groups, and each of its lines too few to make one,
+ *     becomes its brief, consecutive briefs joined by `, ` on lines of about 160 characters, a new
+ *     line wherever the key's directory (through its last `/`) changes.
  *   - truncate_lines_at N (≥ 4): a line longer than N characters (code points) becomes its first
  *     N-3 characters + "...", so exactly N.
  *   - head_lines H / tail_lines T: when there are more than H+T lines, the first H and last T stay
@@ -107,6 +111,8 @@ export interface FilterResult {
   tailFrom?: number;
   /** To fit group_max_chars, each group showed at most this many items. */
   itemCap?: number;
+  /** Not even one item a group fitted group_max_chars: the groups were named in a list (brief). */
+  listed?: boolean;
   /** To fit runs_max_chars, each run kept at most this many lines. */
   runsKept?: number;
 }

@@ -314,6 +314,40 @@ describe('group_lines within group_max_chars', () => {
     expect((await listing(20)).run(input).text).toBe('src/ (5):\nlib/ (2):\n');
   });
 
+  it('names every group and every lone line of a brief rule in a list when not one item fits', async () => {
+    const briefed = (max: number) =>
+      filterOf({
+        group_lines: [
+          {
+            pattern: '^([^:]+):(\\d+[:-].*)$',
+            header: '$1 ($<count> hits)',
+            item: '  $2',
+            max_items: 3,
+            brief: '$1 ($<count>)',
+          },
+        ],
+        group_max_chars: max,
+      });
+    const paths = [
+      ...['src/a.ts', 'src/b.ts'].flatMap((f) => [1, 2, 3].map((n) => `${f}:${n}:hit ${n} in ${f}`)),
+      'src/c.ts:9:a lone hit',
+      'lib/x.js:1:one',
+      'lib/x.js:2:two',
+      'Binary file e matches',
+      'lib/y.js:5:another lone hit',
+      '',
+    ].join('\n');
+    const r = (await briefed(60)).run(paths);
+    expect(r.text).toBe(
+      'src/a.ts (3), src/b.ts (3), src/c.ts (1)\nlib/x.js (2)\nBinary file e matches\nlib/y.js (1)\n',
+    );
+    expect(r.listed).toBe(true);
+    // One item a group fits: the groups as usual, lone lines as they are.
+    const one = (await briefed(400)).run(paths);
+    expect(one.listed).toBeUndefined();
+    expect(one.text).toContain('src/c.ts:9:a lone hit');
+  });
+
   it('does not say so when nothing was grouped', async () => {
     const r = (await filterOf(grep(1))).run('a.ts:1:x\nb.ts:2:y\n');
     expect(r.loss).toBe('none');
