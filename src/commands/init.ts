@@ -17,7 +17,6 @@ import {
   copyFileSync,
   existsSync,
   constants as fsc,
-  mkdirSync,
   readFileSync,
   renameSync,
   statSync,
@@ -40,6 +39,7 @@ import {
 import { GEMINI_MCP_SERVER } from '../hosts/gemini.js';
 import type { Host } from '../hosts/host.js';
 import { hostNamed } from '../hosts/index.js';
+import { makeDirsSync } from '../make-dirs.js';
 import { claudeProxyEdit, proxyUrlOf } from '../proxy/claude-settings.js';
 import { codexSnippet } from '../proxy/setup.js';
 import { shellQuote } from '../run/quote.js';
@@ -288,7 +288,7 @@ function backups(file: string): string[] {
 
 /** Writes text to file atomically, first copying the file that was there to a new backup name. */
 function writeWithBackup(file: string, before: string | undefined, text: string): string | undefined {
-  mkdirSync(dirname(file), { recursive: true });
+  makeDirsSync(dirname(file), 0o777);
   let backup: string | undefined;
   let mode = 0o644;
   if (before !== undefined) {

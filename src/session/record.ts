@@ -20,8 +20,9 @@
  * short does not parse and is skipped (that turn's decisions are made again, nothing else is lost).
  */
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirs } from '../make-dirs.js';
 
 export interface RecordEntry {
   /** keyOf(original): a changed original (an edited history) makes the entry stale. */
@@ -227,7 +228,7 @@ export async function saveRecord(
   written?: (record: SessionRecord, bytes: number) => void,
 ): Promise<string | undefined> {
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDirs(dir);
     await withLock(path, async () => {
       const disk = await loadRecord(path, ours.id, merge);
       mergeInto(disk, ours, merge);

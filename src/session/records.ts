@@ -8,7 +8,8 @@
  * cannot write is an error message (the turn's body went on already; the next one decides again).
  */
 import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
+import { makeDirs } from '../make-dirs.js';
 import { currentRecord, type KeptRecord, saveKept } from './kept-record.js';
 import {
   loadRecord,
@@ -70,7 +71,7 @@ export function diskRecords(dir: string): RecordBackend {
 /** Why records cannot be written under dir (made if absent, as a save would), or undefined. */
 export async function dirProblem(dir: string): Promise<string | undefined> {
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDirs(dir);
     await access(dir, constants.W_OK);
     return undefined;
   } catch (err) {

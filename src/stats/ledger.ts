@@ -18,9 +18,10 @@
  * rotated file, which readers still cover: no line is lost. Rotation drops history only by design,
  * when more than `keep` files have filled.
  */
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirsSync } from '../make-dirs.js';
 import { LEDGER_FILE_RE, type LedgerLocation, LIVE_NAME } from './paths.js';
 
 /** Far below any filesystem's atomic-append limit that matters here, and above any real batch. */
@@ -41,7 +42,7 @@ export async function appendLines(loc: LedgerLocation, lines: Iterable<string>):
     size = appendChunks(loc.live, first.value, batches);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    mkdirSync(loc.dir, { recursive: true, mode: 0o700 });
+    makeDirsSync(loc.dir);
     size = appendChunks(loc.live, first.value, batches);
   }
   if (size > loc.rotateBytes) await rotate(loc);

@@ -33,9 +33,10 @@
  * carry d:1 and their index, so if the dead reader had appended already, readers count them once.
  * A record whose header cannot be read is renamed <run>.bad and reported, never silently dropped.
  */
-import { closeSync, mkdirSync, openSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { closeSync, openSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirs, makeDirsSync } from '../make-dirs.js';
 import { createFsStore, STORE_DEFAULTS } from '../store/fs-store.js';
 import type { Store } from '../store/store.js';
 import { createTokens, TOKENIZERS, type TokenizerName, type Tokens } from '../tokens.js';
@@ -122,7 +123,7 @@ export async function writePendingRecord(
     size += Buffer.byteLength(p.value);
   }
   if (small) {
-    mkdirSync(loc.pending, { recursive: true, mode: 0o700 });
+    makeDirsSync(loc.pending);
     const fd = openSync(tmp, 'wx', 0o600);
     try {
       // writeFileSync on a descriptor writes all of each piece, however the kernel splits it.
@@ -143,7 +144,7 @@ export async function writePendingRecord(
     }
     yield* blobs;
   }
-  await mkdir(loc.pending, { recursive: true, mode: 0o700 });
+  await makeDirs(loc.pending);
   await writeFile(tmp, rest(), { mode: 0o600, flag: 'wx' });
   await rename(tmp, join(loc.pending, `${head.r}.${size}${PEND}`));
 }

@@ -20,6 +20,7 @@ import {
 } from 'node:fs';
 import { link, lstat, lutimes, mkdir, rename, rm, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { makeDirs } from '../make-dirs.js';
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = constants;
 /** Create a new private file; fail if the name exists in any form (O_EXCL never follows a link). */
@@ -108,7 +109,7 @@ export async function clearDirectory(path: string, aside: string): Promise<void>
  * not a directory is refused.
  */
 export async function ensureRealDir(path: string): Promise<void> {
-  await mkdir(path, { recursive: true, mode: 0o700 });
+  await makeDirs(path);
   let st = await lstat(path);
   if (st.isSymbolicLink()) {
     await unlink(path);

@@ -11,9 +11,10 @@
  * Entries are private to the user (0700 dirs, 0600 files): they hold raw tool output, secrets
  * included. Links inside the store are never followed (fs-entry.ts).
  */
-import { closeSync, lstatSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { link, open, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirsSync } from '../make-dirs.js';
 import { encode, encodeText } from './codec.js';
 import { type BatchOps, putBatch } from './fs-batch.js';
 import {
@@ -75,7 +76,7 @@ function probeWrite(dir: string, probe: string): boolean {
   try {
     // The store directory itself may be a link (the user's own choice: a cache on another disk);
     // only what is inside it is never followed.
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirsSync(dir);
     const fd = openSync(probe, CREATE_FLAGS, 0o600);
     try {
       writeSync(fd, 'probe');

@@ -4,10 +4,11 @@
  * The file is the user's own, so it may be a symlink (dotfiles), but it is still read as a bounded
  * regular file; it is written atomically (temp file + rename), private to the user.
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { makeDirsSync } from '../make-dirs.js';
 import { readTextFile } from './read.js';
 
 export interface TrustRecord {
@@ -59,7 +60,7 @@ export function readTrustFile(env: NodeJS.ProcessEnv, lenient = false): TrustFil
 
 export function writeTrustFile(env: NodeJS.ProcessEnv, data: TrustFile): void {
   const path = trustFilePath(env);
-  mkdirSync(join(configHome(env), 'cg'), { recursive: true, mode: 0o700 });
+  makeDirsSync(join(configHome(env), 'cg'));
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, path);
