@@ -7,10 +7,15 @@
  * through; a crash loop (more than RESTARTS in a minute) gives up with one line. stop() ends it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { isLoopback } from '../proxy/loopback.js';
 
-/** Whether a cg proxy answers at `url` (a short wait: a closed port answers at once). */
+/**
+ * Whether a cg proxy answers at `url` (a short wait: a closed port answers at once). Only a
+ * loopback URL is asked: a provider or a gateway the host points at gets no request from cg.
+ */
 export async function proxyAnswers(url: string, timeoutMs = 800): Promise<boolean> {
   try {
+    if (!isLoopback(new URL(url).hostname)) return false;
     const res = await fetch(`${url.replace(/\/+$/, '')}/_cg/health`, {
       signal: AbortSignal.timeout(timeoutMs),
     });
