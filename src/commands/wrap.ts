@@ -14,6 +14,7 @@
  * `cg wrap --print-env <host>` prints shell lines pointing the host at the configured proxy.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { didYouMean } from '../config/nearest.js';
 import { UsageError } from '../errors.js';
@@ -74,7 +75,7 @@ async function proxyFor(
   flags: WrapFlags,
   env: NodeJS.ProcessEnv,
 ): Promise<{ url: string; own?: OwnProxy } | undefined> {
-  const base = host.ownBase(env);
+  const base = ownBase(host, env);
   if (base !== undefined && (await proxyAnswers(base))) return { url: base };
   if (base === undefined) {
     const configured = await configuredUrl(flags, env);
@@ -96,6 +97,16 @@ async function proxyFor(
     warn(`wrap: cg proxy could not start (${(err as Error).message}); running ${host.bin} unwrapped`);
     return undefined;
   }
+}
+
+function ownBase(host: WrapHost, env: NodeJS.ProcessEnv): string | undefined {
+  return host.ownBase(env, process.cwd(), (path) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  });
 }
 
 type Ended = { code: number } | { signal: NodeJS.Signals };
@@ -143,7 +154,7 @@ export async function wrapCommand(
   const host = hostOf(name);
   if (flags.printEnv) {
     if (args.length > 0) throw new UsageError('wrap --print-env: takes the host only, no host arguments');
-    const base = host.ownBase(env);
+    const base = ownBase(host, env);
     if (base !== undefined && (await proxyAnswers(base))) return printEnv(host, base, true);
     const url = await configuredUrl(flags, env);
     return printEnv(host, url, await proxyAnswers(url));

@@ -2,7 +2,7 @@
  * How `cg wrap` points each host at a `cg proxy` for one run, the host's own way, never by editing
  * a settings file: `point()` gives the environment and arguments the host is started with, and
  * `ownBase()` the upstream the host would have used without cg (so the proxy forwards there, and a
- * gateway the user set keeps being used). Pure: no I/O.
+ * gateway the user set keeps being used). No I/O of its own: files are read through the caller.
  *
  * - Claude Code reads ANTHROPIC_BASE_URL from the environment, but the `env` map of any settings
  *   layer is assigned over process.env at start-up (seen in the 2.1.332 binary), so a base URL in
@@ -25,8 +25,15 @@ export interface WrapHost {
   bin: string;
   /** The proxy provider the host's requests go to. */
   provider: 'anthropic' | 'openai';
-  /** The base URL the host would use without cg, as an upstream origin+path (no /v1), if set. */
-  ownBase(env: NodeJS.ProcessEnv): string | undefined;
+  /**
+   * The base URL the host would use without cg, as an upstream origin+path (no /v1), if set;
+   * `read` gives a settings file's text (undefined when there is none).
+   */
+  ownBase(
+    env: NodeJS.ProcessEnv,
+    cwd: string,
+    read: (path: string) => string | undefined,
+  ): string | undefined;
   /** Environment additions and the argument list for a run through the proxy at `url`. */
   point(url: string, env: NodeJS.ProcessEnv, args: readonly string[]): Wrapped;
   /** Shell lines for people who start the host themselves (`cg wrap --print-env`). */
@@ -34,6 +41,17 @@ export interface WrapHost {
 }
 
 export const CODEX_WRAP_PROVIDER = 'cg-wrap';
+
+/** The `env` map of a settings.json text ({} when there is none or it does not parse). */
+function settingsEnv(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  try {
+    const env = (JSON.parse(text) as { env?: unknown }).env;
+    return env && typeof env === 'object' && !Array.isArray(env) ? (env as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
 
 const nonEmpty = (v: string | undefined) => (v !== undefined && v.trim() !== '' ? v.trim() : undefined);
 
@@ -45,7 +63,20 @@ const claude: WrapHost = {
   name: 'claude',
   bin: 'claude',
   provider: 'anthropic',
-  ownBase: (env) => nonEmpty(env.ANTHROPIC_BASE_URL)?.replace(/\/+$/, ''),
+  ownBase(env, cwd, read) {
+    // The settings layers' env maps win over the environment, the nearest layer last.
+    const home = env.CLAUDE_CONFIG_DIR || `${env.HOME ?? ''}/.claude`;
+    let base = nonEmpty(env.ANTHROPIC_BASE_URL);
+    for (const file of [
+      `${home}/settings.json`,
+      `${cwd}/.claude/settings.json`,
+      `${cwd}/.claude/settings.local.json`,
+    ]) {
+      const v = settingsEnv(read(file)).ANTHROPIC_BASE_URL;
+      if (typeof v === 'string' && v.trim() !== '') base = v.trim();
+    }
+    return base?.replace(/\/+$/, '');
+  },
   point(url, env, args) {
     const add: Record<string, string> = { ANTHROPIC_BASE_URL: url };
     if (env.ENABLE_TOOL_SEARCH === undefined) add.ENABLE_TOOL_SEARCH = 'true';
