@@ -11,7 +11,9 @@
  *   set: Claude Code turns tool search off for a non-default host.
  * - Codex takes `-c key=value` config overrides for one run (before any subcommand): a
  *   model_provider `cg-wrap` whose base_url is the proxy, wire_api responses over HTTP (a custom
- *   provider opens no websockets, which the proxy refuses), the API key from OPENAI_API_KEY.
+ *   provider with supports_websockets=false opens none, and the proxy refuses them), the API key
+ *   from OPENAI_API_KEY. The upstream is OPENAI_BASE_URL's, else the config's (a provider of the
+ *   user's own in config.toml is not read: cg wrap codex speaks to OpenAI's API).
  * - Gemini CLI: cg proxy serves no Gemini API (routes.ts refuses Google credentials), so gemini is
  *   run unwrapped, and cg says so.
  */
@@ -95,6 +97,7 @@ export function codexOverrides(url: string): string[] {
     `${p}.base_url="${url}/v1"`,
     `${p}.wire_api="responses"`,
     `${p}.env_key="OPENAI_API_KEY"`,
+    `${p}.supports_websockets=false`,
   ].flatMap((kv) => ['-c', kv]);
 }
 

@@ -111,3 +111,78 @@ describe.skipIf(skip !== undefined)(
     });
   },
 );
+
+describe.skipIf(skipReason('codex') !== undefined)(
+  `Codex ${client('codex').version ?? ''} through cg wrap codex`,
+  () => {
+    let world: World;
+    let model: FakeModel;
+    let status: number | null = null;
+    let stderr = '';
+    let results: string[] = [];
+
+    beforeAll(async () => {
+      world = makeWorld('codex-wrap-');
+      for (let k = 0; k < LOGS; k++) writeFileSync(join(world.work, `log${k}.txt`), log(k));
+      model = await startFakeModel('responses', (step) =>
+        step < LOGS ? { name: 'exec_command', input: { cmd: `cat log${step}.txt` } } : undefined,
+      );
+      const codexHome = join(world.home, '.codex');
+      mkdirSync(codexHome, { recursive: true });
+      writeFileSync(join(codexHome, 'config.toml'), 'model = "gpt-test"\n');
+      const r = await run(
+        process.execPath,
+        [
+          CG,
+          'wrap',
+          'codex',
+          'exec',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-approvals-and-sandbox',
+          'Read the logs.',
+        ],
+        {
+          cwd: world.work,
+          env: {
+            ...world.env,
+            PATH: `${dirname(client('codex').bin!)}:${world.env.PATH}`,
+            CODEX_HOME: codexHome,
+            OPENAI_BASE_URL: `${model.url}/v1`,
+            OPENAI_API_KEY: 'sk-test',
+          },
+        },
+      );
+      status = r.code;
+      stderr = r.stderr;
+      const main = model.requests.filter((b) => Array.isArray(b.input));
+      const input = (main.at(-1)?.input ?? []) as { type?: string; output?: unknown }[];
+      results = input.filter((i) => i.type === 'function_call_output').map((i) => contentText(i.output));
+    });
+    afterAll(async () => {
+      await model?.close();
+    });
+
+    it('runs the session through the proxy: the model reads compacted outputs whose markers expand', async () => {
+      expect(status, stderr.slice(-2000)).toBe(0);
+      expect(stderr).not.toMatch(/cg: wrap:/);
+      expect(results).toHaveLength(LOGS);
+      const raw = Array.from({ length: LOGS }, (_, k) => log(k));
+      const seen = await countTokens(results);
+      const without = await countTokens(raw);
+      console.log(
+        `cg wrap codex: the logs ${without} tokens (Codex itself keeps a head and tail), ${seen} as the model read them`,
+      );
+      expect(seen).toBeLessThan(without / 2);
+      const keys = results.flatMap(markersIn);
+      expect(keys.length).toBeGreaterThan(0);
+      // A marker stands for Codex's whole output item: its header (chunk id, wall time, exit code), then
+      // the output as Codex kept it (its own head and tail of a long one): the log's first and last lines.
+      for (const key of keys) {
+        const original = expand(world, key) ?? '';
+        expect(original).toMatch(/^Chunk ID: /);
+        const lines = raw.map((x) => x.trimEnd().split('\n'));
+        expect(lines.some((l) => original.includes(l[0]!) && original.includes(l.at(-1)!))).toBe(true);
+      }
+    });
+  },
+);

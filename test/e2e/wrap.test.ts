@@ -209,7 +209,7 @@ describe('cg wrap codex', () => {
     expect(r.code, r.stderr).toBe(0);
     const args = logLines(p.log)[0]!.args as string[];
     expect(args.slice(-2)).toEqual(['exec', 'run the tests']);
-    expect(args.filter((a) => a === '-c')).toHaveLength(5);
+    expect(args.filter((a) => a === '-c')).toHaveLength(6);
     expect(args).toContain('model_provider="cg-wrap"');
     expect(args.find((a) => a.includes('base_url='))).toMatch(
       /^model_providers\.cg-wrap\.base_url="http:\/\/127\.0\.0\.1:\d+\/v1"$/,
