@@ -85,6 +85,19 @@ everything else passes through unchanged. Upstreams come from flags or the proxy
 own config, never from the request. GET /_cg/health answers for cg doctor.
 `;
 
+const WRAP_EXAMPLES = `
+Examples:
+  cg wrap claude                            Claude Code through a cg proxy of its own, for this run
+  cg wrap claude -p "fix the failing test"  the host's arguments follow the host's name
+  cg wrap codex exec "run the tests"        Codex, with -c overrides for its model provider
+  eval "$(cg wrap --print-env claude)"      point this shell at the proxy of your config
+
+A cg proxy already answering where the host or your config points is used as it is; else one is
+started on a free loopback port and stopped after. It forwards where the host would have gone
+(ANTHROPIC_BASE_URL, OPENAI_BASE_URL, else your config's proxy: upstreams). If it cannot start, the
+host runs unwrapped; if it dies, it is restarted on the same port. The exit code is the host's.
+`;
+
 const COMPLETION_EXAMPLES = `
 Examples:
   source <(cg completion bash)              bash, this shell
@@ -485,6 +498,20 @@ Filters whose markers come back through cg expand too often are flagged "too agg
     .action(async (flags) => {
       const { proxyCommand } = await import('./commands/proxy.js');
       setExit(await proxyCommand(flags));
+    });
+
+  program
+    .command('wrap')
+    .description('run an agent (claude, codex) through cg proxy for this run: no settings file changed')
+    .argument('<host>', 'claude, codex or gemini')
+    .argument('[args...]', "the host's own arguments")
+    .option('--print-env', 'print the shell lines that point the host at the configured proxy, and exit')
+    .option('--config <file>', 'config file (its proxy: section counts only if it is your own)')
+    .passThroughOptions()
+    .addHelpText('after', WRAP_EXAMPLES)
+    .action(async (host: string, args: string[], flags: { printEnv?: boolean; config?: string }) => {
+      const { wrapCommand } = await import('./commands/wrap.js');
+      setExit(await wrapCommand(host, args, flags));
     });
 
   program
