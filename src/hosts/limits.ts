@@ -18,6 +18,11 @@
  *     `Total output lines: N`.
  *   - Gemini CLI 0.61.0: tools.truncateToolOutputThreshold, default 40,000 characters;
  *     formatTruncatedToolOutput keeps the first 20 % and the last 80 % and saves the whole to a file.
+ * Checked again in the installed 2.1.332 / 0.171.0 / 0.61.0 packages: the claude binary's settings
+ * schema (bashOutputMaxChars "default 30000; values clamp to 4000-128000") and `r$=2000` beside
+ * `Preview (first`; the 14 truncation_policy entries of codex's catalogue, all {"mode": "tokens",
+ * "limit": 10000}, and its `…N tokens truncated…` / `Total output lines:` strings; gemini's
+ * DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD = 4e4 and formatTruncatedToolOutput (0.2 of it as head).
  */
 
 export type HostName = 'claude-code' | 'codex' | 'gemini';
