@@ -3,10 +3,13 @@
 // (Codex) come out filtered, the command found from the assistant's tool call; a failing run keeps
 // every failure line; the earlier turns stay byte for byte as sent; and a 300 KB log never comes
 // out larger than the host's own preview of it would have been.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasFailureSignal } from '../../src/dsl/failure-lines.js';
 import { HOST_LIMITS, hostView } from '../../src/hosts/limits.js';
 import { createTokens } from '../../src/tokens.js';
+import { CORPUS } from '../helpers.js';
 import { anthropicStream, type FakeUpstream, startFakeUpstream } from './fake-upstream.js';
 import { send, startTestProxy, type TestProxy } from './harness.js';
 
@@ -270,4 +273,79 @@ describe('cg proxy filters the newest outputs', () => {
       expect(String(await proxy.store.get(key))).toBe(original);
     });
   }
+
+  it('keeps every failure line of a large failing run even where they alone pass the host’s preview, and says so', async () => {
+    const { up, proxy } = await proxyPair();
+    const failures = Array.from(
+      { length: 1500 },
+      (_, i) => `FAILED tests/test_mod${i % 9}.py::test_case_${i} - assert ${i} == ${i + 1}`,
+    );
+    const pytest = `${pytestRun().replace('=========================== short test summary info ============================\n', `=========================== short test summary info ============================\n${failures.join('\n')}\n`)}`;
+    expect(pytest.length).toBeGreaterThan(30_000);
+    await send(
+      proxy.url,
+      '/v1/messages',
+      anthropicBody([{ command: 'python -m pytest -v', output: pytest, error: true }]),
+      CLAUDE,
+    );
+    const [out] = anthropicResults(up.requests.at(-1)!.body);
+    for (const l of failureLines(pytest)) expect(out).toContain(l.trimEnd());
+    const preview = await tokens.count(hostView(HOST_LIMITS['claude-code'], pytest));
+    expect(await tokens.count(out!)).toBeGreaterThan(preview);
+    expect(await tokens.count(out!)).toBeLessThan(await tokens.count(pytest));
+    const note = proxy.compacted.at(-1)!.events.find((e) => e.component === 'host_cap')?.note ?? '';
+    expect(note).toMatch(
+      /kept every failure line of a tool error .* over the \d+ tokens the host would have shown/,
+    );
+  });
+
+  const source = join(CORPUS, 'code', 'python', 'gitpython_commit.py');
+  it.skipIf(!existsSync(source))(
+    'outlines the newest Read of a long source file, each kept line with its own number',
+    async () => {
+      const { up, proxy } = await proxyPair();
+      const file = readFileSync(source, 'utf8');
+      const numbered = file
+        .split('\n')
+        .map((l, i) => `${String(i + 1).padStart(6)}\u2192${l}`)
+        .join('\n');
+      const body = JSON.stringify({
+        model: 'claude-sonnet-4-5',
+        max_tokens: 100,
+        system: 'You are Claude Code.',
+        messages: [
+          { role: 'user', content: 'explain commit.py' },
+          {
+            role: 'assistant',
+            content: [
+              {
+                type: 'tool_use',
+                id: 'toolu_r',
+                name: 'Read',
+                input: { file_path: '/repo/git/objects/commit.py' },
+              },
+            ],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_r', content: numbered }] },
+        ],
+      });
+      await send(proxy.url, '/v1/messages', body, CLAUDE);
+      const [out] = anthropicResults(up.requests.at(-1)!.body);
+      expect(await tokens.count(out!)).toBeLessThan((await tokens.count(numbered)) / 2);
+      // Each numbered line of the outline starts as the file's line of that number does.
+      const firstWord = (l: string) => /^\s*([A-Za-z_@]\w*)/.exec(l)?.[1];
+      const lines = file.split('\n');
+      let checked = 0;
+      for (const l of out!.split('\n')) {
+        const m = /^ *(\d+)\u2192(.*)$/.exec(l);
+        if (!m || firstWord(m[2]!) === undefined) continue;
+        expect(firstWord(lines[Number(m[1]) - 1]!)).toBe(firstWord(m[2]!));
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(50);
+      expect(
+        proxy.compacted.at(-1)!.events.some((e) => e.component === 'skeleton' && e.action === 'rewrite'),
+      ).toBe(true);
+    },
+  );
 });
