@@ -8,6 +8,7 @@
 
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
 import type { FilterSource } from './dsl/types.js';
+import { hostLimit } from './hosts/limits.js';
 import { transcriptQuery } from './input/query.js';
 import { readTranscript } from './input/read.js';
 import type {
@@ -61,6 +62,11 @@ export interface CompactOptions {
   model?: ModelAccess;
   /** Environment for model resolution (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The agent host the result goes to (any of its names, src/hosts/limits.ts): a shell output is
+   * never handed on with more tokens than the host itself would have shown of it.
+   */
+  host?: string;
   /**
    * Aborted when the caller stopped waiting and sent something else (the proxy's deadline): the
    * session then records nothing of this run, since none of it was sent.
@@ -187,6 +193,7 @@ export async function decide(
     ...(replay ? { replay } : {}),
     model,
     memo,
+    ...(hostLimit(options.host) ? { host: hostLimit(options.host)! } : {}),
   });
   return {
     rewrites,

@@ -15,6 +15,13 @@
  * x.rs` — how Codex reads files) only where fold would otherwise fold it: a file of 2,000 tokens
  * or more (PRESET_SETTINGS: min_file_tokens), so a file read to be edited stays verbatim as before
  * and a long one becomes its outline instead of `[×36]   }` templates.
+ *
+ * `agent` is what `cg proxy` runs on request bodies: the declarative filters (cmdfilter) and the
+ * outline of a long file read (skeleton, 2,000 tokens or more) for the outputs of the newest turn
+ * only (newest_only): older outputs were decided when they were new and are replayed as sent, and a
+ * conversation first seen mid-way keeps their bytes, so the provider's cache keeps matching. They
+ * run after dedup and failed_run, which compare outputs as they came; a large failing run goes
+ * only through a filter proven to keep every failure line (the gates).
  */
 export const PRESETS = {
   off: [],
@@ -23,7 +30,7 @@ export const PRESETS = {
   aggressive: ['format', 'dedup', 'failed_run', 'cmdfilter', 'cacheinject', 'smartcrush', 'toon', 'extract'],
   coding: ['toon', 'format', 'skeleton', 'cmdfilter', 'cacheinject'],
   mcp: ['format', 'smartcrush', 'toon', 'cacheinject'],
-  agent: ['toon', 'format', 'dedup', 'failed_run', 'mask', 'extract', 'cacheinject'],
+  agent: ['toon', 'format', 'skeleton', 'cmdfilter', 'dedup', 'failed_run', 'mask', 'extract', 'cacheinject'],
   summarize: ['summarize'],
   shell: ['toon', 'format', 'skeleton', 'cmdfilter', 'smartcrush', 'fold', 'collapse'],
 } as const satisfies Record<string, readonly string[]>;
@@ -36,6 +43,7 @@ export type PresetName = keyof typeof PRESETS;
  */
 export const PRESET_SETTINGS: Partial<Record<PresetName, Record<string, Record<string, unknown>>>> = {
   shell: { skeleton: { min_file_tokens: 2000 } },
+  agent: { skeleton: { min_file_tokens: 2000, newest_only: true }, cmdfilter: { newest_only: true } },
 };
 export const PRESET_NAMES = Object.keys(PRESETS) as PresetName[];
 

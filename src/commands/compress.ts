@@ -27,7 +27,7 @@ import { linesAbove } from '../text/line-count.js';
 import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
 import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
 import { isWideText, pipeCap, wideCap } from './hold-cap.js';
-import { rawOutputNotice, rawOutputReason } from './raw-output.js';
+import { rawOutputNotice, rawOutputReason, readerIsModel } from './raw-output.js';
 import { explainTable, verboseLine } from './report.js';
 
 export interface CompressFlags {
@@ -384,6 +384,9 @@ async function compactDecoded(
       ...(flags.query !== undefined ? { query: flags.query } : {}),
       ...(flags.lang !== undefined ? { lang: flags.lang } : {}),
       ...(flags.tokenizer !== undefined ? { tokenizer: flags.tokenizer } : {}),
+      // A model reader inside an agent host (`cg run` as Codex's hook rewrote it: CG_HOST, CG_READER)
+      // gets no more of a shell output than the host itself would have shown (src/hosts/limits.ts).
+      ...(readerIsModel(flags) && process.env.CG_HOST ? { host: process.env.CG_HOST } : {}),
       store,
       tokens,
       session:

@@ -29,11 +29,15 @@
  * max_input_lines (default 100,000): a filter's stages hold a line object per line, so a larger
  * output (`seq 1 5000000` took 900 MB and 20 s under git-log's filter) is left to fold and collapse,
  * which walk it by offsets.
+ *
+ * newest_only (default false; the agent preset, which the proxy runs, sets it): only the outputs of
+ * a request's newest turn are filtered (newest-turn.ts).
  */
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
-import { type ConfigOf, integer, list, section, string } from '../config/fields.js';
+import { boolean, type ConfigOf, integer, list, section, string } from '../config/fields.js';
 import { linesAbove } from '../text/line-count.js';
 import { byteLength } from '../tokens.js';
+import { inNewestTurn } from './newest-turn.js';
 
 const CONFIG = section({
   /** Outputs with fewer tokens (estimated at 4 bytes a token) are left alone. */
@@ -50,6 +54,11 @@ const CONFIG = section({
    * line (~200 bytes each), which past this would put a run over its memory budget.
    */
   max_input_lines: integer().or(100_000),
+  /**
+   * Only the outputs of a request's newest turn (after the last assistant message): what a proxy
+   * sets (preset agent), so a conversation first seen mid-way keeps its older outputs' bytes.
+   */
+  newest_only: boolean().or(false),
 });
 export type CmdfilterConfig = ConfigOf<typeof CONFIG>;
 const BYTES_PER_TOKEN = 4;
@@ -72,6 +81,8 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
 
   async run(o, cfg, ctx): Promise<Outcome> {
     if (!ctx.filters) return { kind: 'skip', gate: 'no filters in this context' };
+    if (cfg.newest_only && !inNewestTurn(o, ctx))
+      return { kind: 'skip', gate: 'not an output of the newest turn' };
     if (byteLength(o.text) < cfg.min_tokens * BYTES_PER_TOKEN)
       return { kind: 'skip', gate: 'under min_tokens' };
     const filter = await ctx.filters.select(o.command, o.text, { exclude: cfg.disabled });

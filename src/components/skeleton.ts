@@ -22,6 +22,7 @@ import type { Outcome, OutputComponent } from '../component.js';
 import { boolean, type ConfigOf, integer, list, number, section, string } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
 import { byteLength } from '../tokens.js';
+import { inNewestTurn } from './newest-turn.js';
 
 /** A language name or alias, as its canonical name. */
 const language = string().to((word, path) => {
@@ -57,6 +58,8 @@ const CONFIG = section({
    * them all.
    */
   target_ratio: number({ min: 0, above: true, max: 1 }).or(0.125),
+  /** Only the outputs of a request's newest turn (newest-turn.ts): what the agent preset sets. */
+  newest_only: boolean().or(false),
 });
 export type SkeletonConfig = ConfigOf<typeof CONFIG>;
 
@@ -77,6 +80,8 @@ export const skeleton: OutputComponent<SkeletonConfig> = {
   },
 
   async run(o, cfg, ctx): Promise<Outcome> {
+    if (cfg.newest_only && !inNewestTurn(o, ctx))
+      return { kind: 'skip', gate: 'not an output of the newest turn' };
     const whole = wholeFile(o, ctx.lang);
     if (whole?.kind === 'unknown')
       return { kind: 'skip', gate: `unknown language ${JSON.stringify(whole.word)}` };

@@ -95,6 +95,8 @@ async function compactEach(
       session: false,
       ...(t.preset !== undefined && config.preset === undefined ? { preset: t.preset } : {}),
       ...(t.command !== undefined ? { command: t.command } : {}),
+      // A shell output gets no more than the host's own cut of it would show (src/hosts/limits.ts).
+      ...(t.command !== undefined && o.host !== undefined ? { host: o.host } : {}),
       ...(t.lang !== undefined ? { lang: t.lang } : {}),
       onEvent: (e) => events.push(e),
     });

@@ -5,6 +5,7 @@
  */
 import type { Component } from '../component.js';
 import type { FilterSource } from '../dsl/types.js';
+import type { HostLimit } from '../hosts/limits.js';
 import type { StructuralEdit } from '../input/transcript.js';
 import type { ModelAccess } from '../llm/access.js';
 import type { SessionMemo } from '../session/memo.js';
@@ -38,6 +39,11 @@ export interface PipelineOptions {
   model?: ModelAccess;
   /** Per-session state for components (a model's result, a summary checkpoint). */
   memo?: SessionMemo;
+  /**
+   * The agent host the outputs go to (src/hosts/limits.ts): no shell output is handed on with more
+   * tokens than the host would have shown of it (host-cap.ts).
+   */
+  host?: HostLimit;
 }
 
 export interface Replay {

@@ -49,6 +49,7 @@ import {
 } from './component-calls.js';
 import { base } from './event.js';
 import { failureKeepingFilters, type Gate, gatesFor, type OpenGate, storeGate } from './gates.js';
+import { capToHost } from './host-cap.js';
 import { Charges, type Meter, meter } from './model-meter.js';
 import type { PipelineOptions, PipelineResult, Stage } from './options.js';
 import { RealMarkers } from './real-markers.js';
@@ -70,6 +71,7 @@ export async function runPipeline(t: Transcript, opts: PipelineOptions): Promise
     await settleUnderFloor(run.slots, moverFloor(opts.stages), opts.tokens);
     for (const stage of opts.stages) await runStage(run, stage);
     await flushHeld(run);
+    if (opts.host) await capToHost(run, opts.host);
     return resultOf(run);
   } finally {
     opts.tokens.endRun?.();

@@ -24,6 +24,7 @@ import type { HostName } from '../stats/hosts.js';
 import type { Store } from '../store/store.js';
 import type { Tokens } from '../tokens.js';
 import { decodeBody } from './body.js';
+import { clientHost } from './client-host.js';
 import { rawHeader } from './headers.js';
 import type { RetryMemo } from './retry-memo.js';
 import { requestSession } from './session-id.js';
@@ -168,6 +169,7 @@ export async function compactRequest(
     return text;
   };
   const sessionId = requestSession(format, textOf, rawHeaders);
+  const host = clientHost(rawHeaders);
   // Handed to the engine rather than held here: a body is decoded once, and its text (twice the
   // body's size when it holds any character past Latin-1) is not kept alive beside the engine's.
   const decodedText = text;
@@ -219,6 +221,8 @@ export async function compactRequest(
           env: deps.env,
         },
         env: deps.env,
+        // The host's own cut is the most its model may get of a shell output (src/hosts/limits.ts).
+        ...(host !== undefined ? { host } : {}),
         signal: abort.signal,
         onEvent: (e) => events.push(e),
       });

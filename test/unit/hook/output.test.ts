@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readToolResult, replacementAnswer } from '../../../src/hook/output.js';
 import { toolShapes } from '../../../src/hosts/index.js';
+import { HOST_LIMITS, hostView } from '../../../src/hosts/limits.js';
 import { createFsStore } from '../../../src/store/fs-store.js';
+import { createTokens } from '../../../src/tokens.js';
 import { tempDir } from '../../helpers.js';
 
 const lines = (n: number, f: (i: number) => string = (i) => `line ${i + 1} of the output`) =>
@@ -80,6 +82,36 @@ describe('Claude Code PostToolUse replacement', () => {
     expect(updated.persistedOutputSize).toBeUndefined();
     expect(updated.stdout).toContain('line 5000 of the output');
     expect((await w.store.get(marker(updated.stdout)!))!.toString('utf8')).toBe(full);
+  });
+
+  it('never hands Claude Code more of a 300 KB log than its own 2 KB preview would have shown', async () => {
+    const w = world();
+    // Prose-like lines (letters only) that no template folds: only a cut brings it to the preview.
+    const word = (n: number) =>
+      Array.from({ length: 3 + (n % 5) }, (_, k) => String.fromCharCode(97 + ((n * 7 + k * 13) % 26))).join(
+        '',
+      );
+    const text = (i: number) => Array.from({ length: 8 }, (_, k) => word(i * 31 + k * 17)).join(' ');
+    const full = `${lines(4000, (i) => (i % 997 === 500 ? `ERROR worker ${text(i)} crashed` : `note ${text(i)}`))}\nshutdown: 4000 requests, 4 errors\n`;
+    const file = join(w.dir, 'persisted.txt');
+    writeFileSync(file, full);
+    const { json } = await answer(
+      'claude',
+      bash(
+        full.slice(0, 30_000),
+        { persistedOutputPath: file, persistedOutputSize: full.length },
+        'cat big.log',
+      ),
+      w,
+      { host: 'claude' },
+    );
+    const stdout: string = json.hookSpecificOutput.updatedToolOutput.stdout;
+    const tokens = createTokens('o200k');
+    const preview = await tokens.count(hostView(HOST_LIMITS['claude-code'], full));
+    expect(await tokens.count(stdout)).toBeLessThanOrEqual(preview);
+    expect(stdout).toContain('shutdown: 4000 requests, 4 errors');
+    expect(stdout).toMatch(/ERROR worker/);
+    expect((await w.store.get(marker(stdout)!))!.toString('utf8')).toBe(full);
   });
 
   it("leaves Claude Code's own handling when cg's version would still be over its inline limit", async () => {
