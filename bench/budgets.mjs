@@ -235,7 +235,7 @@ export function proxyRows(results) {
         r.hwm,
         3 * body + r.base,
         'bytes',
-        `${((r.hwm - r.base) / body).toFixed(1)}× body above the fixed cost`,
+        `${((r.hwm - r.base) / body).toFixed(1)}× body above the fixed cost; warm-up peak ${(r.warmPeak / MB).toFixed(0)} MB`,
       ),
     );
   }

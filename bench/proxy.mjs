@@ -138,7 +138,8 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
       const mb = whole.length / MB;
       // A small session first: modules (tokenizer, undici) load once per process, not per session.
       await post(proxy.port, Buffer.from(JSON.stringify(agentSession(20, { seed: 9, session: 'warm-up' }))));
-      const base = memory(proxy.child.pid).rss;
+      // The fixed cost: the warmed proxy's RSS before the session (its peak so far beside it).
+      const { rss: base, hwm: warmPeak } = memory(proxy.child.pid);
       // A model takes seconds to answer, and the proxy records stats once a response is done: the
       // pause (and waiting for the proxy to be idle) stands in for that time, so each turn is
       // measured as a client would meet it.
@@ -193,6 +194,7 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
         parseMs,
         steadyTurns: STEADY_TURNS,
         base,
+        warmPeak,
         hwm,
         budgetNext: 2 * floorMs.wall,
         peak: (hwm - base) / MB,
