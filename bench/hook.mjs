@@ -77,6 +77,43 @@ function pytestOutput() {
   return lines.join('\n');
 }
 
+/**
+ * The budget row's figures (bench/budgets.mjs): a compacting call (the 16 KB log) and `node -e ''`,
+ * interleaved run by run, medians of `runs`.
+ */
+export async function hookTimes({ runs = 11 } = {}) {
+  const work = mkdtempSync(join(tmpdir(), 'cg-bench-hook-'));
+  const env = {
+    ...process.env,
+    CG_STORE_DIR: join(work, 'store'),
+    CG_STATE_DIR: join(work, 'state'),
+    XDG_CONFIG_HOME: join(work, 'cfg'),
+  };
+  delete env.CG_DISABLE;
+  delete env.CG_HOOK_DEBUG;
+  try {
+    const input = bash('cat app.log', appLog());
+    const node = [];
+    const cg = [];
+    for (let i = 0; i < runs; i++) {
+      node.push(time(['-e', ''], '', env, 1));
+      cg.push(time([bin, 'hook', 'claude'], input, env, 1));
+    }
+    const m = (xs) => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) });
+    return { label: `PostToolUse, ${(input.length / 1024).toFixed(0)} KB log`, node: m(node), cg: m(cg) };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function appLog() {
+  return Array.from(
+    { length: 200 },
+    (_, i) =>
+      `2026-11-01T08:00:${String(i % 60).padStart(2, '0')}Z INFO [worker-${i % 8}] request id=${i * 7919} status=200`,
+  ).join('\n');
+}
+
 export async function hookBench({ runs = 7 } = {}) {
   const work = mkdtempSync(join(tmpdir(), 'cg-bench-hook-'));
   const env = {
@@ -87,11 +124,7 @@ export async function hookBench({ runs = 7 } = {}) {
   };
   delete env.CG_DISABLE;
   delete env.CG_HOOK_DEBUG;
-  const log = Array.from(
-    { length: 200 },
-    (_, i) =>
-      `2026-11-01T08:00:${String(i % 60).padStart(2, '0')}Z INFO [worker-${i % 8}] request id=${i * 7919} status=200`,
-  ).join('\n');
+  const log = appLog();
   const cases = [
     ['claude PostToolUse, small output (ls)', ['hook', 'claude'], bash('ls', 'README.md\nsrc\ntest\n')],
     ['claude PostToolUse, 16 KB log (cat)', ['hook', 'claude'], bash('cat app.log', log)],

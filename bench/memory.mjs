@@ -175,6 +175,8 @@ export function memoryLines({
       lines.push(`  ${shape.padEnd(7)} ${row.join('  ')}`);
     }
     if (worst > 0) lines.push(`  worst: ${worst.toFixed(2)} of the budget`);
+    // For bench/run.mjs's summary.
+    lines.worst = worst;
     return lines;
   } finally {
     rmSync(work, { recursive: true, force: true });

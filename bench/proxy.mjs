@@ -8,7 +8,9 @@
 // each timed from the client's send to the upstream having the whole compacted body (and, for the
 // steady turns, to its first byte: where the upstream is a network away, the rest is the upload). Peak RSS is
 // the proxy's VmHWM less its RSS before the first request, against the body's size.
-// Budgets: next turn ≤ 15 ms + 3 ms per MB of body; first sight of 20 MB ≤ 3 s; peak RSS ≤ 3× body.
+// Budgets (issue 32, bench/budgets.mjs): next turn ≤ 2× raw forwarding of the same body (the
+// count_tokens route, passed through as it streams, after each steady turn); first sight ≤ 3×
+// JSON.parse + stringify of the body; peak RSS ≤ 3× body + the proxy's RSS once warmed up.
 // CG_BENCH_BIN=/other/bin/cg.js measures another build with the same sessions (A/B runs, interleaved:
 // this machine's speed varies run to run).
 import { spawn } from 'node:child_process';
@@ -21,7 +23,8 @@ import { agentSession, turnOf } from './proxy-sessions.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MB = 1024 * 1024;
-const PAUSE_MS = Number(process.env.CG_BENCH_PROXY_PAUSE_MS ?? 2000);
+const QUICK = process.env.CG_BENCH_QUICK === '1';
+const PAUSE_MS = Number(process.env.CG_BENCH_PROXY_PAUSE_MS ?? (QUICK ? 500 : 2000));
 const BIN = process.env.CG_BENCH_BIN ?? join(root, 'bin', 'cg.js');
 const STEADY_TURNS = Number(process.env.CG_BENCH_STEADY ?? 5);
 
@@ -135,7 +138,8 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
       const mb = whole.length / MB;
       // A small session first: modules (tokenizer, undici) load once per process, not per session.
       await post(proxy.port, Buffer.from(JSON.stringify(agentSession(20, { seed: 9, session: 'warm-up' }))));
-      const base = memory(proxy.child.pid).rss;
+      // The fixed cost: the warmed proxy's RSS before the session (its peak so far beside it).
+      const { rss: base, hwm: warmPeak } = memory(proxy.child.pid);
       // A model takes seconds to answer, and the proxy records stats once a response is done: the
       // pause (and waiting for the proxy to be idle) stands in for that time, so each turn is
       // measured as a client would meet it.
@@ -152,14 +156,27 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
       const againMs = await timed(whole);
       const { hwm } = memory(proxy.child.pid);
       const sent = up.got.at(-1).bytes / MB;
+      // The floor, after each steady turn (interleaved, so load hits both alike): the same body
+      // through a route the proxy passes through as it streams in (count_tokens), so no compaction
+      // at all — what moving the bytes costs on this machine.
       const steady = [];
-      for (let k = 1; k <= STEADY_TURNS; k++)
-        steady.push(await timed(Buffer.from(JSON.stringify(agentSession(n + k)))));
+      const floors = [];
+      for (let k = 1; k <= STEADY_TURNS; k++) {
+        const b = Buffer.from(JSON.stringify(agentSession(n + k)));
+        steady.push(await timed(b));
+        floors.push(await timed(b, '/v1/messages/count_tokens'));
+      }
       const walls = steady.map((t) => t.wall).sort((a, b) => a - b);
-      // The floor: the same body through a route the proxy passes through as it streams in
-      // (count_tokens), so no compaction at all — what moving the bytes costs on this machine.
-      const floorMs = await timed(whole, '/v1/messages/count_tokens');
       const middle = (xs) => xs.sort((a, b) => a - b)[xs.length >> 1];
+      const floorMs = { wall: middle(floors.map((t) => t.wall)), cpu: middle(floors.map((t) => t.cpu)) };
+      // The other floor: JSON.parse + JSON.stringify of the same body, here (median of three).
+      const parseMs = middle(
+        [0, 1, 2].map(() => {
+          const t0 = performance.now();
+          JSON.stringify(JSON.parse(whole.toString('utf8')));
+          return performance.now() - t0;
+        }),
+      );
       const steadyMs = {
         median: walls[walls.length >> 1],
         least: walls[0],
@@ -174,7 +191,12 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
         againMs,
         steadyMs,
         floorMs,
-        budgetNext: 15 + 3 * mb,
+        parseMs,
+        steadyTurns: STEADY_TURNS,
+        base,
+        warmPeak,
+        hwm,
+        budgetNext: 2 * floorMs.wall,
         peak: (hwm - base) / MB,
         sent,
       });
@@ -195,7 +217,7 @@ export function proxyLines(rows) {
     (r) =>
       `  ${String(r.n).padStart(6)} tool results, ${f(r.mb, 1).padStart(5)} MB → ${f(r.sent, 1)} MB sent: first sight ${f(r.firstMs.wall).padStart(6)} ms (cpu ${f(r.firstMs.cpu)})` +
       ` · next turn ${f(r.nextMs.wall).padStart(5)} ms (cpu ${f(r.nextMs.cpu)}; budget ${f(r.budgetNext)} ms), steady ${f(r.steadyMs.median)} (least ${f(r.steadyMs.least)}; first byte upstream ${f(r.steadyMs.first)}; cpu ${f(r.steadyMs.cpu)}) · again ${f(r.againMs.wall).padStart(5)} ms (cpu ${f(r.againMs.cpu)})` +
-      ` · passed through ${f(r.floorMs.wall)} ms` +
+      ` · passed through ${f(r.floorMs.wall)} ms · parse+stringify ${f(r.parseMs)} ms` +
       ` · peak RSS +${f(r.peak)} MB (${f(r.peak / r.mb, 1)}× body, budget 3×)`,
   );
 }

@@ -81,6 +81,18 @@ function rowsOf(prefix, m, label = '') {
  * ({label: bin}) are further builds measured in the same rounds (an A/B against an older build).
  */
 export function benchStartup({ bin, env, rounds = 21, others = {} }) {
+  const builds = { '': bin, ...Object.fromEntries(Object.entries(others).map(([l, b]) => [`${l}:`, b])) };
+  const m = startupMedians({ bin, env, rounds, others });
+  return Object.keys(builds).flatMap((prefix) =>
+    rowsOf(prefix, m, prefix ? ` (${prefix.slice(0, -1)})` : ''),
+  );
+}
+
+/**
+ * The medians ({wall, cpu} ms) by case: node, true, and pipe, version, expand, run of this build
+ * (each other build's prefixed `label:`), from `rounds` interleaved rounds.
+ */
+export function startupMedians({ bin, env, rounds = 21, others = {} }) {
   const work = mkdtempSync(join(tmpdir(), 'cg-bench-startup-'));
   const runEnv = {
     ...env,
@@ -107,11 +119,8 @@ export function benchStartup({ bin, env, rounds = 21, others = {} }) {
         samples[n].cpu.push(t.cpu);
       }
     }
-    const m = Object.fromEntries(
+    return Object.fromEntries(
       names.map((n) => [n, { wall: median(samples[n].wall), cpu: median(samples[n].cpu) }]),
-    );
-    return Object.keys(builds).flatMap((prefix) =>
-      rowsOf(prefix, m, prefix ? ` (${prefix.slice(0, -1)})` : ''),
     );
   } finally {
     rmSync(work, { recursive: true, force: true });
