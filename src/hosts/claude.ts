@@ -249,7 +249,10 @@ export const CLAUDE: Host = {
   },
   afterInstall: [
     'it applies to Claude Code sessions started from now on; check it with /hooks',
-    'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them',
+    'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them; `cg wrap claude` reaches them',
+  ],
+  hookGaps: [
+    'a failing Bash run (non-zero exit) reaches the model whole in hooks mode: Claude Code sends it to PostToolUseFailure, which accepts no replacement; `cg wrap claude` (or `cg proxy`) shortens it',
   ],
   // Claude Code 2.1.332 sets CLAUDECODE=1 in its Bash tool's shell (documented, and seen in a real
   // Bash call with CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SESSION_ID and AI_AGENT beside it).
