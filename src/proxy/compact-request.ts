@@ -70,7 +70,7 @@ export interface CompactedRequest {
   known?: (text: string) => number | undefined;
   format: InputFormat;
   session?: string;
-  /** The agent host that sent it, from its headers (client-host.ts); the server sets it. */
+  /** The agent host that sent it, from its headers (hosts/client-host.ts); the server sets it. */
   host?: HostName;
   bytesIn: number;
   bytesOut: number;
