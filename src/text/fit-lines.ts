@@ -7,7 +7,7 @@
  *   3. failure locations (`path/file.ext:12`, `line 12`);
  *   4. the rest, from the top.
  * Kept lines stay in their order; each run of dropped lines becomes one `... (N lines omitted)`
- * line. A kept line longer than MAX_LINE characters is cut to its start and `...` (the form a
+ * line (one or two blank lines stay as they are). A kept line longer than MAX_LINE characters is cut to its start and `...` (the form a
  * failure line may be kept in, src/dsl/failure-lines.ts). What is kept of worth 1-4 fits the budget
  * counted exactly; worth-0 lines are kept even past it, and then the result may be over (the
  * caller says so). Time is linear in the text plus one count per line considered; a line is only
@@ -92,16 +92,24 @@ export async function fitLines(text: string, o: FitOptions): Promise<Fitted> {
 
 function render(lines: readonly string[], keep: Uint8Array, endsNl: boolean): { text: string; kept: number } {
   const out: string[] = [];
-  let gap = 0;
+  let gapFrom = -1;
   let kept = 0;
+  const close = (to: number) => {
+    if (gapFrom === -1) return;
+    // A gap of blank lines only is cheaper as those lines than as an omission line.
+    let blank = to - gapFrom <= 2;
+    for (let j = gapFrom; blank && j < to; j++) blank = lines[j]!.trim() === '';
+    if (blank) for (let j = gapFrom; j < to; j++) out.push(lines[j]!);
+    else out.push(`... (${to - gapFrom} lines omitted)`);
+    gapFrom = -1;
+  };
   for (let i = 0; i < lines.length; i++) {
     if (keep[i] === 1) {
-      if (gap > 0) out.push(`... (${gap} lines omitted)`);
-      gap = 0;
+      close(i);
       out.push(clip(lines[i]!));
       kept++;
-    } else gap++;
+    } else if (gapFrom === -1) gapFrom = i;
   }
-  if (gap > 0) out.push(`... (${gap} lines omitted)`);
+  close(lines.length);
   return { text: out.join('\n') + (endsNl ? '\n' : ''), kept };
 }

@@ -271,6 +271,20 @@ describe('cg proxy filters the newest outputs', () => {
       expect(out).toContain('shutdown complete: 4000 requests, 4 errors');
       const key = /<<cg:([0-9a-f]{16})>>/.exec(out!)![1]!;
       expect(String(await proxy.store.get(key))).toBe(original);
+      // Sent again as it was on the next turn.
+      const next =
+        path === '/v1/messages'
+          ? anthropicBody([
+              { command: 'cat big.log', output: log },
+              { command: 'git status', output: gitStatus() },
+            ])
+          : responsesBody([
+              { command: 'cat big.log', output: log, exit: 0 },
+              { command: 'git status', output: gitStatus(), exit: 0 },
+            ]);
+      await send(proxy.url, path, next, headers);
+      const again = up.requests.at(-1)!.body;
+      expect((path === '/v1/messages' ? anthropicResults(again) : responsesResults(again))[0]).toBe(out);
     });
   }
 
