@@ -57,7 +57,8 @@ try {
           for (const t of newest(output)) newOut += await count(t.text);
         },
       });
-      const t = (totals[set][variant] ??= { toolIn: 0, toolOut: 0, newIn: 0, newOut: 0 });
+      totals[set][variant] ??= { toolIn: 0, toolOut: 0, newIn: 0, newOut: 0 };
+      const t = totals[set][variant];
       t.toolIn += r.toolIn;
       t.toolOut += r.toolOut;
       t.newIn += newIn;
