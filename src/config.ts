@@ -34,7 +34,7 @@ const STORE = section({
   /** From the config file, relative to it; CG_STORE_DIR still wins over it. */
   dir: string()
     .optional()
-    .doc('where originals go, relative to this file (CG_STORE_DIR wins)', '~/.cache/cg/store'),
+    .doc('where originals go, relative to this file (CG_STORE_DIR wins)', '`~/.cache/cg/store`'),
   ttlDays: integer().key('ttl_days').or(14).doc('days an unused original is kept'),
   maxBytes: integer({ min: 1 })
     .key('max_mb')
@@ -56,11 +56,11 @@ const STORE = section({
   hint: string()
     .check(hintProblem)
     .optional()
-    .doc('text after each marker; `{key}` and `{args}` filled in', '" [full output: cg expand {key}{args}]"'),
+    .doc('text after each marker; `{key}` and `{args}` filled in', '`" [full output: cg expand {key}{args}]"`'),
   /** full or compact: a shorthand for the hint (marker-mode.ts). */
   marker: oneOf(MARKER_MODES)
     .optional()
-    .doc('`compact`: the marker alone (as `hint: ""`); CG_MARKER wins', 'full'),
+    .doc('`compact`: the marker alone (as `hint: ""`); CG_MARKER wins', '`full`'),
   ...REDIS_FIELDS,
 }).to(markerHint);
 export type StoreConfig = ConfigOf<typeof STORE>;
