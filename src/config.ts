@@ -56,7 +56,10 @@ const STORE = section({
   hint: string()
     .check(hintProblem)
     .optional()
-    .doc('text after each marker; `{key}` and `{args}` filled in', '`" [full output: cg expand {key}{args}]"`'),
+    .doc(
+      'text after each marker; `{key}` and `{args}` filled in',
+      '`" [full output: cg expand {key}{args}]"`',
+    ),
   /** full or compact: a shorthand for the hint (marker-mode.ts). */
   marker: oneOf(MARKER_MODES)
     .optional()
