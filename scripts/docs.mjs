@@ -117,7 +117,7 @@ function roff(s) {
 function manList(list) {
   const lines = [];
   for (const r of list) {
-    lines.push('.TP', `\\fB${roff(r.key)}\\fR (${roff(r.def)})`);
+    lines.push('.TP', `\\fB${roff(r.key)}:\\fR ${roff(r.def)}`);
     const doc = roff(r.doc || '');
     lines.push(/^[.']/.test(doc) ? `\\&${doc}` : doc);
   }

@@ -50,7 +50,7 @@ describe('the generated reference tables', () => {
     expect(r).not.toBe(readme());
     expect(r).toContain('| `collapse.max_tokens` | 2001 | changed |');
     const m = regenerate('man', man(), changed);
-    expect(m).toContain('\\fBcollapse.max_tokens\\fR (2001)\nchanged');
+    expect(m).toContain('\\fBcollapse.max_tokens:\\fR 2001\nchanged');
   });
 
   it('touches nothing outside the markers, and says so when a block is missing', () => {
