@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { drift, loadSpecs, ROOT, regenerate, type Specs, tables } from '../../../scripts/docs.mjs';
 import { integer, section } from '../../../src/config/fields.js';
+import { PRESETS } from '../../../src/presets.js';
 
 let specs: Specs;
 beforeAll(async () => {
@@ -62,5 +63,13 @@ describe('the generated reference tables', () => {
     expect(out).not.toContain('stale');
     expect(out.endsWith('<!-- /generated:components -->\nend\n')).toBe(true);
     expect(regenerate('readme', out, specs)).toBe(out);
+  });
+
+  it("README's preset table lists every preset's components in their order", () => {
+    const rows = new Map(
+      [...readme().matchAll(/^\| `(\w+)` \| (none|`[^`]*`) \|/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    for (const [name, list] of Object.entries(PRESETS))
+      expect([name, rows.get(name)]).toEqual([name, list.length ? `\`${list.join(', ')}\`` : 'none']);
   });
 });
