@@ -22,10 +22,10 @@ import { DEFAULT_HINT } from './store/marker.js';
 import { REDIS_FIELDS } from './store/redis-config.js';
 import { TOKENIZERS } from './tokens.js';
 import { announceIgnored } from './trust/notice.js';
-import { readTextFile } from './trust/read.js';
+import { readTextFile } from './fs/bounded-read.js';
 import { configHome } from './trust/record.js';
 import { projectTrust } from './trust/state.js';
-import { parseYamlFile } from './trust/yaml.js';
+import { parseYamlFile } from './config/yaml-file.js';
 
 const MIB = 2 ** 20;
 
@@ -142,7 +142,7 @@ export async function loadConfig(
 /**
  * A config file's text → the validated config. Every error names the file (as `shown`, when the
  * user knows it by a shorter path); relative paths in it are relative to the file. A file that is
- * not a cg config at all is said to be so without a word of its content (trust/yaml.ts).
+ * not a cg config at all is said to be so without a word of its content (config/yaml-file.ts).
  */
 export async function parseConfigText(text: string, file: string, shown = file): Promise<CgConfig> {
   const { value } = await parseYamlFile(text, shown, {

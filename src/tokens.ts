@@ -18,13 +18,13 @@
  */
 import type { PieceBounds } from './bpe/bounds.js';
 import type { ExactCounter } from './bpe/count.js';
+import { MAX_TOKEN_BYTES } from './bpe/limits.js';
 import type { PieceScanner } from './bpe/pieces.js';
 
 export type TokenizerName = 'o200k' | 'cl100k';
 export const TOKENIZERS: readonly TokenizerName[] = ['o200k', 'cl100k'];
 
-/** Longest byte length of any single token in o200k_base and cl100k_base (checked by a unit test). */
-export const MAX_TOKEN_BYTES = 128;
+export { MAX_TOKEN_BYTES };
 
 export interface Tokens {
   readonly name: TokenizerName;

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { readTextFile } from './read.js';
+import { readTextFile } from '../fs/bounded-read.js';
 
 export interface TrustRecord {
   hash: string;
