@@ -5,9 +5,10 @@
  * file is read as a bounded regular file (fs/bounded-read.ts): a filter path planted as /dev/zero or a
  * FIFO is an error naming it, never an endless read.
  */
-import { cjsExports } from '../lazy.js';
-import { readTextFile } from '../fs/bounded-read.js';
+
 import { parseYamlFile } from '../config/yaml-file.js';
+import { readTextFile } from '../fs/bounded-read.js';
+import { cjsExports } from '../lazy.js';
 import { DOCUMENT_KEYS, type FilterDef, validateDocument } from './schema.js';
 
 export async function parseFilterText(text: string, file: string): Promise<FilterDef[]> {
