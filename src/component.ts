@@ -73,8 +73,22 @@ export interface Candidate extends OutputView {
  */
 export const MARKER_SLOT = '\u0000cg:marker\u0000';
 
+/**
+ * A replacement of messages as a component proposes it: the pipeline judges it (structure, markers,
+ * tokens) like any edit, and the component says only what follows from the verdict.
+ */
+export type ReplaceProposal = Extract<StructuralEdit, { kind: 'replace_messages' }> & {
+  /** Written to the session memo (ctx.memo) once the pipeline finds the replacement acceptable. */
+  remember?: { key: string; value: string };
+  /** Proposed in its place when the pipeline refuses it (a summary the component already had). */
+  otherwise?: ReplaceProposal;
+};
+
 /** What edits() returns: edits to judge, or why there is none (reported under --verbose). */
-export type EditProposal = StructuralEdit | { kind: 'skip'; gate: string };
+export type EditProposal =
+  | Exclude<StructuralEdit, { kind: 'replace_messages' }>
+  | ReplaceProposal
+  | { kind: 'skip'; gate: string };
 
 export interface RunContext {
   tokens: Tokens;

@@ -13,7 +13,9 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { COMPONENTS } from './components/index.js';
 import { boolean, type ConfigOf, integer, oneOf, parsedBy, section, string } from './config/fields.js';
+import { parseYamlFile } from './config/yaml-file.js';
 import { ConfigError } from './errors.js';
+import { readTextFile } from './fs/bounded-read.js';
 import { MODEL_CONFIG } from './llm/endpoint.js';
 import { hintFor, MARKER_MODES, type MarkerMode, markerModeFromEnv } from './marker-mode.js';
 import { PRESET_NAMES } from './presets.js';
@@ -22,10 +24,8 @@ import { DEFAULT_HINT } from './store/marker.js';
 import { REDIS_FIELDS } from './store/redis-config.js';
 import { TOKENIZERS } from './tokens.js';
 import { announceIgnored } from './trust/notice.js';
-import { readTextFile } from './trust/read.js';
 import { configHome } from './trust/record.js';
 import { projectTrust } from './trust/state.js';
-import { parseYamlFile } from './trust/yaml.js';
 
 const MIB = 2 ** 20;
 
@@ -157,7 +157,7 @@ export async function loadConfig(
 /**
  * A config file's text → the validated config. Every error names the file (as `shown`, when the
  * user knows it by a shorter path); relative paths in it are relative to the file. A file that is
- * not a cg config at all is said to be so without a word of its content (trust/yaml.ts).
+ * not a cg config at all is said to be so without a word of its content (config/yaml-file.ts).
  */
 export async function parseConfigText(text: string, file: string, shown = file): Promise<CgConfig> {
   const { value } = await parseYamlFile(text, shown, {

@@ -18,13 +18,30 @@
  */
 import type { PieceBounds } from './bpe/bounds.js';
 import type { ExactCounter } from './bpe/count.js';
+import { MAX_TOKEN_BYTES } from './bpe/limits.js';
 import type { PieceScanner } from './bpe/pieces.js';
 
 export type TokenizerName = 'o200k' | 'cl100k';
 export const TOKENIZERS: readonly TokenizerName[] = ['o200k', 'cl100k'];
 
-/** Longest byte length of any single token in o200k_base and cl100k_base (checked by a unit test). */
-export const MAX_TOKEN_BYTES = 128;
+export { MAX_TOKEN_BYTES };
+
+/**
+ * The one guess of a token's size, 4 UTF-8 bytes, for where a count cannot be made (the ledger's
+ * texts gone) or would cost more than it decides (loading the tokenizer to skip a small output).
+ * Never a bound: code and diffs run about 3 bytes a token.
+ */
+export const ESTIMATED_BYTES_PER_TOKEN = 4;
+
+/** Estimated tokens for `bytes` UTF-8 bytes; wherever shown, flagged as an estimate. */
+export function estimateTokens(bytes: number): number {
+  return Math.ceil(bytes / ESTIMATED_BYTES_PER_TOKEN);
+}
+
+/** About how many UTF-8 bytes `tokens` tokens take (the same guess, the other way). */
+export function estimatedBytes(tokens: number): number {
+  return tokens * ESTIMATED_BYTES_PER_TOKEN;
+}
 
 export interface Tokens {
   readonly name: TokenizerName;

@@ -7,7 +7,7 @@
  *     every single ASCII character, every run of 1–3 ASCII digits and the listed common pieces
  *     (single-tokens.ts) are, in both o200k and cl100k.
  */
-import { MAX_TOKEN_BYTES } from '../tokens.js';
+import { MAX_TOKEN_BYTES } from './limits.js';
 import type { PieceScanner } from './pieces.js';
 import { SINGLE_TOKEN_PIECES } from './single-tokens.js';
 

@@ -23,7 +23,7 @@
  * min_tokens (default 50): below it the marker and hint (≈ 30 tokens) would eat most of what any
  * filter could save, and skipping spares loading filter files and re2js for small outputs — the
  * common `echo hi | cg` start-up path never reaches them. It is judged on an estimate of 4 UTF-8
- * bytes a token, never an exact count: loading the tokenizer (~0.4 s) to decide whether to try a
+ * bytes a token (tokens.ts: estimatedBytes), never an exact count: loading the tokenizer (~0.4 s) to decide whether to try a
  * filter would cost more than the filter saves on small outputs.
  *
  * max_input_lines (default 100,000): a filter's stages hold a line object per line, so a larger
@@ -36,7 +36,7 @@
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
 import { boolean, type ConfigOf, integer, list, section, string } from '../config/fields.js';
 import { linesAbove } from '../text/line-count.js';
-import { byteLength } from '../tokens.js';
+import { byteLength, estimatedBytes } from '../tokens.js';
 import { inNewestTurn } from './newest-turn.js';
 
 /** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
@@ -62,7 +62,6 @@ export const CONFIG = section({
   newest_only: boolean().or(false).doc("only the newest turn's outputs (the agent preset sets it)"),
 });
 export type CmdfilterConfig = ConfigOf<typeof CONFIG>;
-const BYTES_PER_TOKEN = 4;
 /** Tries with cut budgets before a rewrite over max_tokens is left to the later stages. */
 const RETRIES = 4;
 
@@ -77,14 +76,14 @@ export const cmdfilter: OutputComponent<CmdfilterConfig> = {
 
   applies(o, cfg) {
     // A UTF-16 unit is at most 3 UTF-8 bytes: texts this short are under min_tokens for sure.
-    return o.text.length > 0 && o.text.length * 3 >= cfg.min_tokens * BYTES_PER_TOKEN;
+    return o.text.length > 0 && o.text.length * 3 >= estimatedBytes(cfg.min_tokens);
   },
 
   async run(o, cfg, ctx): Promise<Outcome> {
     if (!ctx.filters) return { kind: 'skip', gate: 'no filters in this context' };
     if (cfg.newest_only && !inNewestTurn(o, ctx))
       return { kind: 'skip', gate: 'not an output of the newest turn' };
-    if (byteLength(o.text) < cfg.min_tokens * BYTES_PER_TOKEN)
+    if (byteLength(o.text) < estimatedBytes(cfg.min_tokens))
       return { kind: 'skip', gate: 'under min_tokens' };
     const filter = await ctx.filters.select(o.command, o.text, { exclude: cfg.disabled });
     if (!filter) return { kind: 'skip', gate: 'no filter matches' };

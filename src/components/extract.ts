@@ -1,8 +1,9 @@
 /**
  * extract — lossy, deterministic strategy: a large output (min_tokens) keeps its first head_lines
- * and last tail_lines lines, every line sharing a keyword with the query, and every line with an
- * error word; each run of dropped lines folds to one `…` line, and a closing line
- * `[kept K of N lines] <<cg:KEY>>` + hint says how to get the rest back.
+ * and last tail_lines lines, every line sharing a keyword with the query, and every error line
+ * (ERROR_SIGNALS, src/text/signals.ts: failure lines, crashes and refusals); each run of
+ * dropped lines folds to one `…` line, and a closing line `[kept K of N lines] <<cg:KEY>>` + hint
+ * says how to get the rest back.
  *
  * The query is --query, or for a request body the task plus the latest user and assistant turns
  * (src/input/query.ts). A query keyword found on more than max_keyword_share of the output's lines
@@ -22,6 +23,7 @@ import {
 } from '../component.js';
 import { boolean, type ConfigOf, integer, number, oneOf, section } from '../config/fields.js';
 import { keywords } from '../input/keywords.js';
+import { ERROR_SIGNALS } from '../text/signals.js';
 
 export type ExtractStrategy = 'deterministic' | 'code' | 'rlm';
 const STRATEGIES: readonly ExtractStrategy[] = ['deterministic', 'code', 'rlm'];
@@ -50,8 +52,6 @@ export const CONFIG = section({
 });
 export type ExtractConfig = ConfigOf<typeof CONFIG>;
 
-const ERROR_WORD =
-  /\b(?:error|errors|failed|failure|failures|fatal|exception|panic|panicked|traceback|abort|aborted|segfault|critical)\b/i;
 const FOLD = '…';
 const MODEL_CONCURRENCY = 4;
 const FALLBACK_MS = 10_000;
@@ -115,14 +115,13 @@ async function deterministic(o: OutputView, cfg: ExtractConfig, ctx: RunContext)
   if (n <= cfg.head_lines + cfg.tail_lines + 1) return { kind: 'skip', gate: 'too few lines' };
 
   const matched = queryMatcher(lines, ctx.query, cfg.max_keyword_share);
-  const errors = new NextMatch(text, ERROR_WORD);
+  const errors = ERROR_SIGNALS.cursor(text);
   const eol = lines.firstEndsWithCr() ? '\r\n' : '\n';
   const out = new Kept(text, eol);
   let kept = 0;
   let dropping = false;
   lines.each((s, e, i) => {
-    const keep =
-      i < cfg.head_lines || i >= n - cfg.tail_lines || matched(s, e) || errors.within(s, e) !== undefined;
+    const keep = i < cfg.head_lines || i >= n - cfg.tail_lines || matched(s, e) || errors.within(s, e);
     if (keep) {
       out.line(s, e);
       kept++;
@@ -172,31 +171,6 @@ class LineWalk {
     const nl = this.text.indexOf('\n');
     const e = nl === -1 || nl > this.end ? this.end : nl;
     return e > 0 && this.text.charCodeAt(e - 1) === 0x0d;
-  }
-}
-
-/**
- * Where a regex next matches in the text, searched once over the whole text rather than line by
- * line. A match never spans lines (the patterns hold no "\n"), and a "\n" is no word character, so
- * `\b` at a line's edge answers as it would in the line alone.
- */
-class NextMatch {
-  private at = -2;
-  private readonly re: RegExp;
-  constructor(
-    private readonly text: string,
-    pattern: RegExp,
-  ) {
-    this.re = new RegExp(pattern.source, `${pattern.flags.replace('g', '')}g`);
-  }
-
-  /** The first match in [s, e), if any; s never decreases from one call to the next. */
-  within(s: number, e: number): number | undefined {
-    if (this.at !== -1 && this.at < s) {
-      this.re.lastIndex = s;
-      this.at = this.re.exec(this.text)?.index ?? -1;
-    }
-    return this.at !== -1 && this.at < e ? this.at : undefined;
   }
 }
 

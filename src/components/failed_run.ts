@@ -6,8 +6,8 @@
  *
  * A "run" is recognised by line-anchored signals of test runners and build tools (pytest, unittest,
  * cargo, go test, jest/vitest, mocha, ExUnit, maven/gradle, npm, make, tsc, Python tracebacks, Go
- * panics);
- * only the `N passed` summary may sit mid-line. Line anchoring is what keeps a source file that merely
+ * panics: RUN_MARKS and RUN_FAILURES in src/text/signals.ts); only the `N passed` summary may sit
+ * mid-line. Line anchoring is what keeps a source file that merely
  * contains "Traceback" from counting: Claude Code's Read prefixes every line with its number, and a
  * file shown by cat/head/grep/git show/… is a read, not a run (src/shell/program.ts tells them
  * apart, past `cd x &&`, `sudo` and the like). Only outputs with a known shell command are
@@ -24,64 +24,19 @@ import {
 } from '../component.js';
 import { type ConfigOf, integer, section } from '../config/fields.js';
 import { commandKey, isReadCommand } from '../shell/program.js';
+import { RUN_FAILURES, RUN_MARKS } from '../text/signals.js';
 
 /** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
 export const CONFIG = section({ min_tokens: integer().or(100).doc('smaller superseded runs stay') });
 export type FailedRunConfig = ConfigOf<typeof CONFIG>;
-
-/** Any of these marks a test or build run. */
-const RUN_SIGNALS: readonly RegExp[] = [
-  /\b\d+ passed\b/,
-  /^\s*\d+ (?:passing|failing)\b/m,
-  /^=+ (?:test session starts|FAILURES|ERRORS|short test summary info) =+\s*$/m,
-  /^Ran \d+ tests? in [\d.]+s\s*$/m,
-  /^(?:\[\w+\]\s*)?BUILD (?:SUCCESS|SUCCESSFUL|FAILURE|FAILED)\b/m,
-  /^Traceback \(most recent call last\):/m,
-  /^FAILED\b/m,
-  /^(?:ERROR|FAILED|FAIL|PASS|ok)\s+\S+\s+\(?[\d.]+m?s\)?/m,
-  /^--- (?:FAIL|PASS):/m,
-  /^(?:PASS|FAIL)\s*$/m,
-  /^\s?(?:PASS|FAIL)\s+\S+\.(?:[cm]?[jt]sx?)\b/m,
-  /^panic: /m,
-  /^thread '.*' panicked at/m,
-  /^npm ERR!/m,
-  /^test result: (?:ok|FAILED)\./m,
-  /^error(?:\[E\d+\])?: could not compile/m,
-  /^error\[E\d+\]: /m,
-  /^\s*Finished .*target\(s\) in /m,
-  /^\s*Tests?:\s+(?:\d+ \w+, )*\d+ total/m,
-  /^\s*Test (?:Files|Suites):\s+\d/m,
-  /^make(?:\[\d+\])?: \*\*\*/m,
-  /^Found \d+ errors?\b/m,
-  /^\d+ (?:doctests?|tests?|properties)(?:, \d+ \w+)*, \d+ failures?\b/m,
-  /^Finished in [\d.]+ seconds\b/m,
-];
-
-/** Given a run, any of these says it failed. */
-const FAILURE_SIGNALS: readonly RegExp[] = [
-  /\b[1-9]\d* (?:failed|failing|failures?|errors?)\b/,
-  /^\*\* \(\w+Error\)/m,
-  /^(?:\[\w+\]\s*)?BUILD FAIL(?:URE|ED)\b/m,
-  /^Traceback \(most recent call last\):/m,
-  /^FAILED\b/m,
-  /^\s*FAIL\b/m,
-  /^--- FAIL:/m,
-  /^panic: /m,
-  /^thread '.*' panicked at/m,
-  /^npm ERR!/m,
-  /^test result: FAILED\./m,
-  /^error(?:\[E\d+\])?: /m,
-  /^make(?:\[\d+\])?: \*\*\*/m,
-  /^=+ (?:FAILURES|ERRORS) =+\s*$/m,
-];
 
 /** Whether an output is a test or build run; undefined when it is not a run at all. */
 export function runOutcome(
   o: Pick<OutputView, 'text' | 'command' | 'path'>,
 ): 'failed' | 'passed' | undefined {
   if (o.command === undefined || o.path !== undefined || isReadCommand(o.command)) return undefined;
-  if (!RUN_SIGNALS.some((re) => re.test(o.text))) return undefined;
-  return FAILURE_SIGNALS.some((re) => re.test(o.text)) ? 'failed' : 'passed';
+  if (!RUN_MARKS.some((re) => re.test(o.text))) return undefined;
+  return RUN_FAILURES.some((re) => re.test(o.text)) ? 'failed' : 'passed';
 }
 
 /**

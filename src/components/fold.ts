@@ -22,7 +22,7 @@ import {
 } from '../component.js';
 import { type ConfigOf, integer, number, section } from '../config/fields.js';
 import { type FoldOptions, foldText } from '../text/fold.js';
-import { byteLength } from '../tokens.js';
+import { byteLength, estimatedBytes } from '../tokens.js';
 import { collapse, cutLine } from './collapse.js';
 
 /** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
@@ -41,7 +41,7 @@ export const CONFIG = section({
   budget_lines: integer().or(40).doc("all but error templates fits in this many lines' bytes"),
   /** The error templates' share of the input, at most (0..1). */
   signal_share: number({ max: 1 }).or(0.2).doc("error templates' share of the input, at most"),
-  /** And at most this many tokens (estimated at 4 bytes a token). */
+  /** And at most this many tokens (estimated: tokens.ts, estimatedBytes). */
   max_signal_tokens: integer().or(12000).doc("error templates' tokens, at most"),
   max_templates: integer().or(4096).doc('templates tracked (bounds memory)'),
   max_line_chars: integer().or(400).doc('kept lines longer than this are cut in the middle'),
@@ -110,7 +110,7 @@ function options(cfg: FoldConfig, baseScale: number): FoldOptions {
     budgetLines: cfg.budget_lines,
     baseScale,
     signalShare: cfg.signal_share,
-    maxSignalBytes: cfg.max_signal_tokens * 4,
+    maxSignalBytes: estimatedBytes(cfg.max_signal_tokens),
     maxTemplates: cfg.max_templates,
     maxLineChars: cfg.max_line_chars,
     closingSuffix: ` ${MARKER_SLOT}`,

@@ -15,11 +15,16 @@
  * that it rolls forward (the model gets the previous summary and only the newer messages), so the
  * summary message changes once per roll, not on every turn. Without a model it does nothing.
  */
-import { type EditProposal, MARKER_SLOT, type MessageView, type TranscriptComponent } from '../component.js';
+import {
+  type EditProposal,
+  MARKER_SLOT,
+  type MessageView,
+  type ReplaceProposal,
+  type TranscriptComponent,
+} from '../component.js';
 import { boolean, type ConfigOf, integer, oneOf, section } from '../config/fields.js';
 import { canOpenTail } from '../input/message-replace.js';
 import type { SummaryLevel } from '../llm/summary-prompt.js';
-import { judgeReplacement } from '../pipeline/structural-edits.js';
 import { keyOf } from '../store/keys.js';
 
 const SUMMARY_LEVELS: readonly SummaryLevel[] = ['concise', 'regular', 'highly_detailed'];
@@ -129,19 +134,20 @@ export const summarize: TranscriptComponent<SummarizeConfig> = {
     const summary = reply.text.trim();
     if (summary === '') return failed('model returned an empty summary');
     const how = rolling ? `summary rolled forward by ${ctx.model.label}` : `summarised by ${ctx.model.label}`;
-    const proposal = replace(from, end, summary, how);
-    // Checked here as the pipeline will, so a summary it would refuse (a garbled marker) is never
-    // checkpointed and reused turn after turn.
-    const inSpan = outputs.filter((o) => o.messageIndex >= from && o.messageIndex < end);
-    const verdict = judgeReplacement(proposal, msgs, [], [text(from, end), ...inSpan.map((o) => o.text)]);
-    if (!verdict.ok) return failed(`summary refused: ${verdict.reason}`);
+    // The checkpoint is written only when the pipeline accepts the summary, so one it refuses (a
+    // garbled marker) is never reused turn after turn; a refused roll keeps the summary there is.
     const checkpoint: Checkpoint = { from, to: end, h: coverKey(msgs, from, end), summary };
-    ctx.memo?.set(MEMO_KEY, JSON.stringify(checkpoint));
+    const proposal: ReplaceProposal = {
+      ...replace(from, end, summary, how),
+      remember: { key: MEMO_KEY, value: JSON.stringify(checkpoint) },
+    };
+    if (rolling)
+      proposal.otherwise = replace(from, rolling.to, rolling.summary, 'summary reused (new summary refused)');
     return [proposal];
   },
 };
 
-function replace(from: number, to: number, summary: string, how: string): EditProposal {
+function replace(from: number, to: number, summary: string, how: string): ReplaceProposal {
   const n = to - from;
   return {
     kind: 'replace_messages',

@@ -1,40 +1,22 @@
 /**
  * Failure lines: the lines of a test or build run that say what went wrong, which must reach the
- * agent verbatim (DESIGN §1.5). A line is one when it carries an error signal (case-insensitive,
- * whole words): error(s), fail/fails/failed/failure(s), panic/panicked, fatal, exception(s),
- * assert/assertion(s), Traceback, any word ending in Error or Exception (ValueError,
- * NullPointerException), `npm ERR!`, and warning summaries ("3 warnings", "warnings summary"). A
- * mention that counts zero is not a signal: "0 errors", "no failures", "failed=0". Lines are
- * compared after ANSI codes and trailing spaces are removed; a line cut by truncate_lines_at
- * (`prefix...`) still counts as kept.
+ * agent verbatim (DESIGN §1.5). A line is one when it carries an error, assertion or refusal
+ * signal or a warning count (FAILURE_SIGNALS, src/text/signals.ts: "FAILED a - AssertionError",
+ * "Permission denied", "3 warnings"; never a mention that counts zero). Lines are compared after
+ * ANSI codes and trailing spaces are removed; a line cut by truncate_lines_at (`prefix...`) still
+ * counts as kept.
  *
  * A filter is proven to keep failure lines when its inline tests show it on failing output (some
  * test input has a failure line) and every test keeps every failure line of its input. Only such a
  * filter may shorten a large tool error; the pipeline checks the rewrite keeps them all, too.
  */
+import { FAILURE_SIGNALS } from '../text/signals.js';
 import { DECODERS } from './decoders/index.js';
 import { splitLines, stripAnsiText } from './stages.js';
 import type { CompiledFilter } from './types.js';
 
-/** The signal words (global, case-insensitive: reset lastIndex before exec). */
-export const FAILURE_SIGNAL =
-  /\b(?:errors?|fail(?:s|ed|ures?)?|panic(?:ked|s)?|fatal|exceptions?|assert(?:ions?|s)?|traceback)\b|\b\w+(?:error|exception)\b|npm err!|\b\d+ warnings?\b|\bwarnings? summary\b/gi;
-const ZERO_BEFORE = /\b(?:0|no|zero|without)\s+$/i;
-const ZERO_AFTER = /^\s*[:=]\s*0\b/;
-/** A cheap screen before the signal regex: every signal contains one of these letters' words. */
-const SCREEN = /err|fail|panic|fatal|exception|assert|traceback|warning/i;
-
-/** Whether a line carries an error signal that does not count zero. */
-export function hasFailureSignal(line: string): boolean {
-  if (!SCREEN.test(line)) return false;
-  for (const m of line.matchAll(FAILURE_SIGNAL)) {
-    const before = line.slice(0, m.index);
-    const after = line.slice(m.index + m[0].length);
-    if (ZERO_BEFORE.test(before) || ZERO_AFTER.test(after)) continue;
-    return true;
-  }
-  return false;
-}
+/** Whether a line is a failure line (src/text/signals.ts). */
+export const hasFailureSignal = (line: string) => FAILURE_SIGNALS.has(line);
 
 const normalise = (line: string) => stripAnsiText(line).trimEnd();
 

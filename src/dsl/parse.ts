@@ -2,12 +2,13 @@
  * Filter files: YAML text → validated FilterDefs, each carrying its own slice of the source (for
  * `cg filters show`, comments inside it kept). The YAML parser is imported only here, lazily, and
  * only for files that are not builtins (those ship pre-parsed). Duplicate keys are YAML errors. A
- * file is read as a bounded regular file (trust/read.ts): a filter path planted as /dev/zero or a
+ * file is read as a bounded regular file (fs/bounded-read.ts): a filter path planted as /dev/zero or a
  * FIFO is an error naming it, never an endless read.
  */
+
+import { parseYamlFile } from '../config/yaml-file.js';
+import { readTextFile } from '../fs/bounded-read.js';
 import { cjsExports } from '../lazy.js';
-import { readTextFile } from '../trust/read.js';
-import { parseYamlFile } from '../trust/yaml.js';
 import { DOCUMENT_KEYS, type FilterDef, validateDocument } from './schema.js';
 
 export async function parseFilterText(text: string, file: string): Promise<FilterDef[]> {

@@ -23,10 +23,6 @@ export async function loadRe2(): Promise<void> {
   mod = await loading;
 }
 
-export function re2Loaded(): boolean {
-  return mod !== undefined;
-}
-
 export type Regex = RE2JS;
 
 const cache = new Map<string, Regex>();

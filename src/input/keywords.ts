@@ -36,10 +36,3 @@ export function keywords(text: string, out = new Set<string>()): Set<string> {
   }
   return out;
 }
-
-/** Whether a line holds at least one of the given keywords. */
-export function sharesKeyword(line: string, wanted: ReadonlySet<string>): boolean {
-  if (wanted.size === 0) return false;
-  for (const k of keywords(line)) if (wanted.has(k)) return true;
-  return false;
-}

@@ -9,7 +9,7 @@
  *   replayed  sent in an earlier turn of a session, or waiting on a held-back rewrite: it stays as
  *             sent, except that a transcript-scope lossy component may still move an output that is
  *             not yet a final placeholder forward (reported as one count per stage);
- *   verbatim  not well-formed text, or `cg expand` output (what a marker stood for);
+ *   verbatim  not well-formed text, or `cg expand` output (what a marker stood for; verbatim.ts);
  *   errors    a tool error (the host's flag, or a non-zero exit code in the text) stays verbatim
  *             where it matters: a short error and the newest run of a command are never folded.
  *             A large superseded failing run (the same command ran again later) may be folded by a
@@ -32,6 +32,7 @@ import type { ToolOutput } from '../input/transcript.js';
 import { commandKey } from '../shell/program.js';
 import { hasMarker, markerKeys } from '../store/marker.js';
 import { contentOf, type Slot } from './slots.js';
+import { alwaysVerbatim } from './verbatim.js';
 
 export type Gate =
   | OpenGate
@@ -54,17 +55,8 @@ export type OpenGate = { open: true; keepFailureLines: boolean };
 /** An error under this many UTF-8 bytes (about 500 tokens) is short: nothing may change it. */
 export const SHORT_ERROR_BYTES = 2000;
 
-const CG_EXPAND = /^\s*(?:\S*\/)?cg\s+expand\b/;
 const OPEN: OpenGate = { open: true, keepFailureLines: false };
 const MARKED = 'already has a marker';
-
-/** Why an output never changes, whatever the component (invariant 5), or undefined. */
-export function alwaysVerbatim(o: ToolOutput): string | undefined {
-  if (!o.rewritable) return 'verbatim content';
-  if ((o.command !== undefined && CG_EXPAND.test(o.command)) || o.toolName === 'cg_expand')
-    return 'cg expand output';
-  return undefined;
-}
 
 export interface Gates {
   gate(component: Component, slot: Slot): Gate;

@@ -24,10 +24,10 @@ import { hasMarker, hint, marker } from '../store/marker.js';
 import { fitLines } from '../text/fit-lines.js';
 import { byteLength } from '../tokens.js';
 import { base } from './event.js';
-import { alwaysVerbatim } from './gates.js';
 import { emit, type Run } from './run-state.js';
 import { settle } from './settle.js';
 import type { Slot } from './slots.js';
+import { alwaysVerbatim } from './verbatim.js';
 
 /** The gate as a component, for the events and judging it shares with the stages (never run). */
 const HOST_CAP: Component = {

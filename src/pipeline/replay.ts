@@ -12,9 +12,9 @@ import type { ToolOutput } from '../input/transcript.js';
 import { keyOf } from '../store/keys.js';
 import { hasMarker, markerKeys } from '../store/marker.js';
 import { hasAll, type Store } from '../store/store.js';
-import { alwaysVerbatim } from './gates.js';
 import type { Pin } from './slots.js';
 import { stash } from './stash.js';
+import { alwaysVerbatim } from './verbatim.js';
 
 export interface BackedPins {
   pins: Map<string, Pin>;

@@ -2,11 +2,11 @@
  * The pipeline's state for each tool output (a slot): the original as it arrived, the text it has
  * now, and where it stands in a replayed session. An output already sent in an earlier turn starts
  * from the text sent then (a pin), so the provider's prompt cache keeps matching; an output that
- * never changes (src/pipeline/gates.ts) was sent as it is, whatever its pin says.
+ * never changes (src/pipeline/verbatim.ts) was sent as it is, whatever its pin says.
  */
 import type { Candidate } from '../component.js';
 import type { ToolOutput } from '../input/transcript.js';
-import { alwaysVerbatim } from './gates.js';
+import { alwaysVerbatim } from './verbatim.js';
 
 /** What an earlier run of the same session sent for one output. */
 export interface Pin {

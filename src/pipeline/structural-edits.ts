@@ -5,14 +5,9 @@
  * exact input bytes are stashed before its marker is written, it is kept only when it has fewer
  * tokens than the span, and the outputs inside it are retired ("gone") for every later stage.
  */
-import { type Component, MARKER_SLOT, type RunContext } from '../component.js';
+import { type Component, MARKER_SLOT, type ReplaceProposal, type RunContext } from '../component.js';
 import { judgeEdits } from '../input/cache-breakpoints.js';
-import {
-  judgeReplace,
-  type ReplaceEdit,
-  type ReplaceVerdict,
-  replacementMessage,
-} from '../input/message-replace.js';
+import { judgeReplace, type ReplaceVerdict, replacementMessage } from '../input/message-replace.js';
 import type { MessageView, StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
 import { keyOf } from '../store/keys.js';
 import { hint, marker } from '../store/marker.js';
@@ -104,8 +99,7 @@ export async function structuralEdits(component: Component, config: unknown, env
 /**
  * Whether a replacement of messages may be taken: the body's structure allows it (judgeReplace) and
  * its text has exactly one marker slot and no marker the replaced messages (`spanTexts`, as read and
- * as rewritten so far) did not already carry. Exported for summarize, which asks before it keeps a
- * summary in its checkpoint, so a summary the pipeline would refuse is never reused.
+ * as rewritten so far) did not already carry.
  */
 export function judgeReplacement(
   proposed: unknown,
@@ -119,6 +113,11 @@ export function judgeReplacement(
   return problem ? { ok: false, reason: problem } : v;
 }
 
+function isMemoEntry(m: unknown): m is { key: string; value: string } {
+  const e = m as { key?: unknown; value?: unknown } | undefined;
+  return typeof e?.key === 'string' && typeof e.value === 'string';
+}
+
 /**
  * A span of messages replaced by one message (a summary): lossy, so the span's exact input bytes
  * are stashed first and the marker written into the new message; kept only when the new message
@@ -126,7 +125,7 @@ export function judgeReplacement(
  */
 async function replaceMessages(component: Component, proposed: unknown, env: EditEnv): Promise<void> {
   const { t, slots, edits, emit, template } = env;
-  const p = proposed as Partial<ReplaceEdit>;
+  const p = proposed as Partial<ReplaceProposal>;
   const id = `@messages:${p.from}-${p.to}`;
   const skip = (reason: string, action: EventAction = 'skip') =>
     emit(base(component.name, id, action, 0, 0, reason));
@@ -135,7 +134,12 @@ async function replaceMessages(component: Component, proposed: unknown, env: Edi
   const original = typeof p.from === 'number' ? t.messageSpan?.(p.from, p.to ?? p.from) : undefined;
   const spanTexts = [original ?? '', ...slots.filter(inSpan).map((s) => s.current)];
   const v = judgeReplacement(proposed, t.messages, edits, spanTexts);
-  if (!v.ok) return skip(v.reason);
+  if (!v.ok) {
+    skip(v.reason);
+    return p.otherwise ? replaceMessages(component, p.otherwise, env) : undefined;
+  }
+  // What the component keeps for a replacement it may take (summarize's checkpoint).
+  if (isMemoEntry(p.remember)) env.ctx.memo?.set(p.remember.key, p.remember.value);
   if (original === undefined) return skip(`a ${t.format} body cannot have its messages replaced`);
   if (!(await env.canStash())) return skip('store not writable: lossy components are off');
   const started = performance.now();

@@ -4,7 +4,7 @@
  * cache: losing a record costs a provider cache miss, not data.
  */
 import { join } from 'node:path';
-import { resolveStateDir, stateDirProblem } from '../stats/paths.js';
+import { resolveStateDir, stateDirProblem } from '../state-dir.js';
 
 /** Undefined when the state directory hangs from a home that does not exist: no records then. */
 export function sessionsDir(env: NodeJS.ProcessEnv = process.env): string | undefined {

@@ -7,13 +7,13 @@
  * only start another program (`python3 -m pytest`, `npx vitest`, `uv run pytest`, `bash -c '…'`).
  * A command that only shows files (cat, grep, git show …) is a read, with the files it names.
  *
- * Built on the hook's shell reader (src/hook/shell.ts), which knows quoting, operators and
+ * Built on the shell reader (parse.ts), which knows quoting, operators and
  * redirections; a command it will not read (a heredoc, a subshell, `if`/`for`) falls back to its
  * first line split at whitespace, so every command gets an answer. Used by failed_run (a read is not
  * a run), stats labels (one row per program and subcommand), and the gates (the same command ran
  * again). Pure and synchronous; nothing here runs anything.
  */
-import { parseShell, type SimpleCommand, type Word } from '../hook/shell.js';
+import { parseShell, type SimpleCommand, type Word } from './parse.js';
 
 export interface Program {
   /** The program's name without its directory: "pytest", "git", "npm". */

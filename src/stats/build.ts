@@ -2,10 +2,12 @@
  * One stats report from the ledger: settle pending records (so counts are exact), read every ledger
  * file through the filters, aggregate. Shared by `cg stats` and the MCP server's `cg_stats`.
  */
+
+import { Aggregator } from './aggregate.js';
 import type { LedgerLocation } from './paths.js';
 import { countBad, settlePending } from './pending.js';
 import { readLedger } from './read.js';
-import { Aggregator, type StatsReport } from './report.js';
+import type { StatsReport } from './report.js';
 
 export interface ReportOptions {
   top: number;

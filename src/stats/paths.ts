@@ -1,7 +1,5 @@
 /**
- * Where the stats ledger lives and how big it may grow. The state directory is `CG_STATE_DIR` if
- * set, else `$XDG_STATE_HOME/cg`, else `~/.local/state/cg` (state, not cache: the ledger is history
- * the user would miss, the store is re-creatable). Inside it:
+ * Where the stats ledger lives and how big it may grow. Inside the state directory (src/state-dir.ts):
  *
  *   ledger.jsonl                      the live ledger, appended to by every cg process
  *   ledger.<stamp>.jsonl              rotated ledgers (read like the live one, oldest removed first)
@@ -11,8 +9,11 @@
  * file: CG_STATS_ROTATE_MB (16) and CG_STATS_KEEP (4 rotated files). `CG_STATS=0` (or off/false)
  * turns recording off altogether.
  */
-import { isAbsolute, join, resolve } from 'node:path';
-import { homelessDefault, homeOf } from '../home.js';
+import { join } from 'node:path';
+import { resolveStateDir, stateDirProblem } from '../state-dir.js';
+
+// Kept for the proxy's observe directory, which still imports it from here.
+export { resolveStateDir } from '../state-dir.js';
 
 export interface LedgerLocation {
   dir: string;
@@ -30,23 +31,6 @@ export const DEFAULT_KEEP = 4;
 export const LIVE_NAME = 'ledger.jsonl';
 /** ledger.jsonl and ledger.<stamp>.jsonl: every file a reader covers. */
 export const LEDGER_FILE_RE = /^ledger(?:\.[0-9a-z-]+)?\.jsonl$/;
-
-export function resolveStateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.CG_STATE_DIR;
-  if (explicit) return resolve(explicit);
-  // The XDG spec says a relative value is invalid and must be ignored, not resolved against the cwd.
-  const xdg = env.XDG_STATE_HOME;
-  if (xdg && isAbsolute(xdg)) return join(xdg, 'cg');
-  return join(homeOf(env), '.local', 'state', 'cg');
-}
-
-/**
- * Why the state directory resolveStateDir gives cannot be used: it hangs from a home directory that
- * does not exist, which cg never creates. Nothing is then recorded (no ledger, no session records).
- */
-export function stateDirProblem(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return homelessDefault(env, 'CG_STATE_DIR', 'XDG_STATE_HOME');
-}
 
 export function ledgerLocation(env: NodeJS.ProcessEnv = process.env): LedgerLocation {
   const dir = resolveStateDir(env);

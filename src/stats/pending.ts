@@ -39,7 +39,7 @@ import { join } from 'node:path';
 import { makeDirs, makeDirsSync } from '../make-dirs.js';
 import { createFsStore, STORE_DEFAULTS } from '../store/fs-store.js';
 import type { Store } from '../store/store.js';
-import { createTokens, TOKENIZERS, type TokenizerName, type Tokens } from '../tokens.js';
+import { createTokens, estimateTokens, TOKENIZERS, type TokenizerName, type Tokens } from '../tokens.js';
 import { hostModel, hostView, hostViewBytesBound } from './hosts.js';
 import { appendLines } from './ledger.js';
 import { formatLine, type LedgerLine } from './line.js';
@@ -74,10 +74,8 @@ export interface PendingHeader {
   texts: TextRef[];
 }
 
-/** Estimated tokens for text that cannot be counted: bytes/4, flagged as an estimate wherever used. */
-export function estimateTokens(bytes: number): number {
-  return Math.ceil(bytes / 4);
-}
+// Text that cannot be counted is estimated (tokens.ts); re-exported for the ledger's readers.
+export { estimateTokens };
 
 /** Records up to this size are written synchronously; a larger one (a long text inline) on the pool. */
 const SYNC_WRITE_MAX = 256 << 10;

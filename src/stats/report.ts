@@ -57,7 +57,6 @@ import type { RecallRow } from './recall.js';
 import type { RequestTotals } from './requests.js';
 import { UNMATCHED_REASON } from './unfiltered.js';
 
-export { Aggregator } from './aggregate.js';
 export { UNMATCHED_REASON };
 
 export interface ComponentRow {

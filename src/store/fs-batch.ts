@@ -53,9 +53,13 @@ export interface BatchOps {
   maxBytes: number;
   tmpPath(): string;
   /** put's check of what sits under a key: a final result (re-used, collision), or what to write. */
-  reuse(key: string, path: string, bytes: Buffer, looseThere?: boolean): Promise<PutResult | string>;
-  /** put's publish of a durable temp file under its key: link, or re-use or replace what is there. */
-  publish(tmp: string, key: string, path: string, bytes: Buffer, replace: boolean): Promise<PutResult>;
+  reuse(key: string, bytes: Buffer): Promise<PutResult | string>;
+  /** reuse for a key with no loose file there (its lstat said so): the packs alone. */
+  reusePacked(key: string, bytes: Buffer): Promise<PutResult | string>;
+  /** put's publish of a durable temp file under a free key: link, or re-use or replace what came. */
+  publishNew(tmp: string, key: string, path: string, bytes: Buffer): Promise<PutResult>;
+  /** put's publish of a durable temp file over a corrupt entry (rename). */
+  publishReplacing(tmp: string, key: string, path: string, bytes: Buffer): Promise<PutResult>;
   /** A failed result for an error thrown while storing key. */
   failure(key: string, err: unknown): PutResult;
   /** The lazy prune after entries were created; never of the keys given. */
@@ -169,7 +173,7 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
           (!shardsThere || shardsThere.has(p.key.slice(0, 2))) &&
           lstatSync(p.path, { throwIfNoEntry: false }) !== undefined;
         if (loose || present(p.key)) {
-          const found = await ops.reuse(p.key, p.path, p.bytes, loose);
+          const found = loose ? await ops.reuse(p.key, p.bytes) : await ops.reusePacked(p.key, p.bytes);
           if (typeof found === 'object') {
             results[p.index] = found;
             return;
@@ -299,7 +303,8 @@ export async function putBatch(items: readonly PutItem[], ops: BatchOps): Promis
           // decide, with the bytes again to compare with what is there.
         }
       }
-      results[p.index] = await ops.publish(p.tmp!, p.key, p.path, bytesOf(items[p.index]!), p.replace);
+      const publish = p.replace ? ops.publishReplacing : ops.publishNew;
+      results[p.index] = await publish(p.tmp!, p.key, p.path, bytesOf(items[p.index]!));
     } catch (err) {
       results[p.index] = ops.failure(p.key, err);
     }

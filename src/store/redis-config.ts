@@ -37,7 +37,6 @@ export const REDIS_FIELDS = {
 
 const REDIS = section(REDIS_FIELDS);
 export type RedisSettings = ConfigOf<typeof REDIS>;
-export const REDIS_DEFAULTS: RedisSettings = REDIS.defaults;
 
 function redisUrlProblem(url: string): string | undefined {
   try {

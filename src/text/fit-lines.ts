@@ -13,7 +13,7 @@
  * caller says so). Time is linear in the text plus one count per line considered; lines are only
  * counted until the budget is full (MAX_MISSES lines of a worth that do not fit end that worth).
  */
-import { hasSignal } from './signal.js';
+import { FOLD_SIGNALS } from './signals.js';
 
 /** Characters a kept line keeps before it is cut to `...`. */
 export const MAX_LINE = 400;
@@ -47,7 +47,7 @@ function clip(line: string): string {
 function worthOf(line: string, i: number, last: number, must?: (l: string) => boolean): number {
   if (must?.(line)) return 0;
   if (i === last || i === 0) return 1;
-  if (hasSignal(line)) return 2;
+  if (FOLD_SIGNALS.has(line)) return 2;
   if (LOCATION.test(line)) return 3;
   return 4;
 }

@@ -1,9 +1,9 @@
 /**
  * The text fallback's rewrite (the `fold` component): a long text no filter claims becomes
  *   - its first head and last tail lines, verbatim;
- *   - every template with an error/warning signal (signal.ts), at its first signal line, with
- *     `context` lines around it: a template seen at most `verbatimMax` times shows each line
- *     verbatim, a more frequent one is folded;
+ *   - every template with an error/warning signal (FOLD_SIGNALS, signals.ts), at its first signal
+ *     line, with `context` lines around it: a template seen at most `verbatimMax` times shows each
+ *     line verbatim, a more frequent one is folded;
  *   - the other templates, most frequent first, folded, while the budget lasts;
  *   - `…` where lines were left out, and a closing line that says what was kept.
  * A folded template is one line: `[×N] ` + the template with each slot written as its value when the

@@ -8,7 +8,7 @@
  * a well-formed object at the top (unbalanced, a bare value) is undefined, and the caller templates
  * it as text.
  */
-import { type LineTemplate, SLOT } from './template.js';
+import { type LineTemplate, SLOT } from './line-template.js';
 
 const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d;
 

@@ -13,15 +13,9 @@
  * many megabytes. A line that is one JSON object is templated by its fields instead (json-template.ts).
  */
 import { jsonLineTemplate, looksLikeJsonObject } from './json-template.js';
+import { type LineTemplate, SLOT } from './line-template.js';
 
-export interface LineTemplate {
-  /** The line with every slot written `<*>`: equal keys mean the same template. */
-  key: string;
-  /** The masked text of each slot, in order (quotes excluded). */
-  values: string[];
-}
-
-export const SLOT = '<*>';
+export { type LineTemplate, SLOT };
 
 /** Characters that end a segment (besides whitespace). */
 function isDelimiter(c: number): boolean {

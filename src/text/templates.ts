@@ -1,12 +1,12 @@
 /**
  * Template mining over the lines of a text: each line joins the group of its template (template.ts),
  * and each group remembers how many lines it has, where it first occurs, which of its lines carry an
- * error signal (signal.ts), and per slot the values it took. Linear in the input, memory bounded:
- * at most `maxTemplates` groups (lines of further templates stay ungrouped) and at most `trackValues`
- * distinct values per slot (beyond that only a numeric range is kept). Deterministic: groups are
+ * error signal (FOLD_SIGNALS, signals.ts), and per slot the values it took. Linear in the input,
+ * memory bounded: at most `maxTemplates` groups (lines of further templates stay ungrouped) and at
+ * most `trackValues` distinct values per slot (beyond that only a numeric range is kept). Deterministic: groups are
  * numbered in order of first occurrence.
  */
-import { hasSignal } from './signal.js';
+import { FOLD_SIGNALS } from './signals.js';
 import { type LineTemplate, templateOf } from './template.js';
 
 export interface SlotValues {
@@ -74,7 +74,7 @@ export function mineTemplates(lines: LineSource, opts: MineOptions): Mined {
   const signal = new Uint8Array(lines.length);
   for (let i = 0; i < lines.length; i++) {
     const line = lines.at(i)!;
-    const sig = hasSignal(line);
+    const sig = FOLD_SIGNALS.has(line);
     if (sig) signal[i] = 1;
     const t = templateOf(line);
     let g = byKey.get(t.key);

@@ -8,8 +8,8 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { readTextFile } from '../fs/bounded-read.js';
 import { makeDirsSync } from '../make-dirs.js';
-import { readTextFile } from './read.js';
 
 export interface TrustRecord {
   hash: string;

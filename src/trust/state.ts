@@ -13,8 +13,8 @@
 import { createRequire } from 'node:module';
 import { basename, relative } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { readTextFile } from '../fs/bounded-read.js';
 import { findProject, type Project } from './project.js';
-import { readTextFile } from './read.js';
 import { readTrustFile, recordOf, writeTrustFile } from './record.js';
 
 export interface ProjectFileText {

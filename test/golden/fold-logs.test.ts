@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { signalTemplates, visibility } from '../../bench/visible.mjs';
 import { compactText } from '../../src/engine.js';
 import { markerKeys } from '../../src/store/marker.js';
-import { hasSignal } from '../../src/text/signal.js';
+import { FOLD_SIGNALS } from '../../src/text/signals.js';
 import { createTokens } from '../../src/tokens.js';
 import { corpusPath, HAS_CORPUS } from '../helpers.js';
 import { MemoryStore } from '../memory-store.js';
@@ -57,7 +57,7 @@ describe.skipIf(!HAS_CORPUS)('fold on loghub logs', () => {
   it.each(LOGS)('%s: without its error lines, no longer than collapse makes it', async (name) => {
     const input = read(name)
       .split('\n')
-      .filter((l) => !hasSignal(l))
+      .filter((l) => !FOLD_SIGNALS.has(l))
       .join('\n');
     const folded = (await shell(input)).output;
     const collapsed = (await shell(input, 'collapse')).output;

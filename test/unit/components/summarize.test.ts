@@ -166,6 +166,42 @@ describe('summarize', () => {
     expect(events.find((e) => e.action === 'rewrite')?.note).toMatch(/summary reused \(no model/);
   });
 
+  it('never keeps a summary the pipeline refuses, and a refused roll keeps the summary it has', async () => {
+    // A summary that carries a marker of its own is refused by the pipeline's marker check.
+    const forged = await startModelServer(textReply('Summary citing <<cg:0123456789abcdef>> as if stashed.'));
+    try {
+      const store = new MemoryStore();
+      const opts = options(store, {}, {}, { resummarize_tokens: 2500 });
+      const summarize = { resummarize_tokens: 2500 };
+      const viaForged = {
+        ...options(store, {}, { base_url: forged.openaiBaseUrl }, summarize),
+        session: opts.session,
+      };
+      const input = JSON.stringify(anthropicBody(6));
+      const events: PipelineEvent[] = [];
+      expect((await compactText(input, { ...viaForged, onEvent: (e) => events.push(e) })).output).toBe(input);
+      expect(events.some((e) => e.action === 'skip' && /marker/.test(e.reason ?? ''))).toBe(true);
+      // Not checkpointed: the next turn asks again rather than reusing it.
+      await compactText(input, viaForged);
+      expect(forged.requests).toHaveLength(2);
+
+      const first = await compactText(input, opts);
+      expect(server.requests).toHaveLength(1);
+      const rolled: PipelineEvent[] = [];
+      const later = await compactText(JSON.stringify(anthropicBody(10)), {
+        ...viaForged,
+        onEvent: (e) => rolled.push(e),
+      });
+      expect(forged.requests).toHaveLength(3);
+      expect(summaryOf(later.output)).toBe(summaryOf(first.output));
+      expect(rolled.find((e) => e.action === 'rewrite')?.note).toMatch(
+        /summary reused \(new summary refused\)/,
+      );
+    } finally {
+      await forged.close();
+    }
+  });
+
   it('never opens the kept tail with a tool result whose call would be dropped', async () => {
     const body = anthropicBody(6);
     body.messages.splice(-2); // now ends with a tool_result: keep_last 3 would start on one

@@ -25,17 +25,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { precompileBuiltins } from '../../../src/dsl/builtins.js';
 import { compileFilter, patternsOf } from '../../../src/dsl/compile.js';
-import {
-  failureView,
-  hasFailureSignal as hasErrorSignal,
-  FAILURE_SIGNAL as SIGNAL,
-} from '../../../src/dsl/failure-lines.js';
+import { failureView } from '../../../src/dsl/failure-lines.js';
 import { compileRegex, passes } from '../../../src/dsl/regex.js';
 import { byPriority, selectFilter, selectorFor } from '../../../src/dsl/registry.js';
 import type { FilterSpec } from '../../../src/dsl/schema.js';
 import { splitLines, stripAnsiText, truncateLine } from '../../../src/dsl/stages.js';
 import type { FilterTest } from '../../../src/dsl/types.js';
 import { runTests } from '../../../src/dsl/verify.js';
+import { FAILURE_SIGNALS } from '../../../src/text/signals.js';
 import { ROOT } from '../../helpers.js';
 
 /**
@@ -44,10 +41,9 @@ import { ROOT } from '../../helpers.js';
  * a timestamp), never the error itself.
  */
 function keptFromSignal(line: string, kept: ReadonlySet<string>): boolean {
-  SIGNAL.lastIndex = 0;
-  const m = SIGNAL.exec(line);
-  if (!m) return false;
-  const tail = line.slice(m.index);
+  const at = FAILURE_SIGNALS.firstAt(line);
+  if (at === -1) return false;
+  const tail = line.slice(at);
   for (const k of kept) if (k.endsWith(tail)) return true;
   return false;
 }
@@ -118,7 +114,7 @@ describe('builtin filters', () => {
       '=============== warnings summary ===============',
       'fatal: not a git repository',
     ]) {
-      expect(hasErrorSignal(l), l).toBe(true);
+      expect(FAILURE_SIGNALS.has(l), l).toBe(true);
     }
     for (const l of [
       'Found 0 errors. Watching for file changes.',
@@ -128,7 +124,7 @@ describe('builtin filters', () => {
       'stderr: redirected',
       'warning: unused variable `x`',
     ]) {
-      expect(hasErrorSignal(l), l).toBe(false);
+      expect(FAILURE_SIGNALS.has(l), l).toBe(false);
     }
   });
 });
@@ -175,7 +171,7 @@ for (const { def, filter } of compiled) {
         const view = spec.decode === undefined ? t.input : failureView(t.input);
         const missing = linesOf(view).filter(
           (l) =>
-            hasErrorSignal(l) &&
+            FAILURE_SIGNALS.has(l) &&
             !kept.has(l) &&
             !(max !== undefined && kept.has(truncateLine(l, max))) &&
             !keptFromSignal(l, kept) &&

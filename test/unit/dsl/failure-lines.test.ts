@@ -2,12 +2,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { precompileBuiltins } from '../../../src/dsl/builtins.js';
 import { compileFilter } from '../../../src/dsl/compile.js';
-import {
-  hasFailureSignal,
-  missingFailureLines,
-  provenToKeepFailures,
-} from '../../../src/dsl/failure-lines.js';
+import { missingFailureLines, provenToKeepFailures } from '../../../src/dsl/failure-lines.js';
 import type { CompiledFilter, FilterTest } from '../../../src/dsl/types.js';
+import { FAILURE_SIGNALS } from '../../../src/text/signals.js';
 import { ROOT } from '../../helpers.js';
 
 function fake(run: (t: string) => string, tests: FilterTest[]): CompiledFilter {
@@ -26,10 +23,10 @@ function fake(run: (t: string) => string, tests: FilterTest[]): CompiledFilter {
 
 describe('failure lines', () => {
   it('are lines with an error signal that does not count zero', () => {
-    expect(hasFailureSignal('FAILED tests/a.py::b - AssertionError')).toBe(true);
-    expect(hasFailureSignal('=== 2 failed, 3 passed ===')).toBe(true);
-    expect(hasFailureSignal('Found 0 errors.')).toBe(false);
-    expect(hasFailureSignal('tests/a.py::b PASSED')).toBe(false);
+    expect(FAILURE_SIGNALS.has('FAILED tests/a.py::b - AssertionError')).toBe(true);
+    expect(FAILURE_SIGNALS.has('=== 2 failed, 3 passed ===')).toBe(true);
+    expect(FAILURE_SIGNALS.has('Found 0 errors.')).toBe(false);
+    expect(FAILURE_SIGNALS.has('tests/a.py::b PASSED')).toBe(false);
   });
 
   it('are kept when the output has them verbatim (ANSI and trailing spaces aside) or cut short', () => {

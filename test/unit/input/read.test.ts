@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { detectFormat, readTranscript } from '../../../src/input/read.js';
-import { alwaysVerbatim } from '../../../src/pipeline/gates.js';
+import { alwaysVerbatim } from '../../../src/pipeline/verbatim.js';
 
 const anthropicTools = JSON.stringify({
   model: 'claude',

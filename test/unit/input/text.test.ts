@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readText } from '../../../src/input/text.js';
-import { alwaysVerbatim } from '../../../src/pipeline/gates.js';
+import { alwaysVerbatim } from '../../../src/pipeline/verbatim.js';
 
 describe('readText', () => {
   it('reads the whole input as one rewritable tool output named stdin', () => {

@@ -4,9 +4,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Aggregator } from '../../../src/stats/aggregate.js';
 import { type LedgerLocation, ledgerLocation } from '../../../src/stats/paths.js';
 import { type ReadFilter, readLedger } from '../../../src/stats/read.js';
-import { Aggregator, type StatsReport } from '../../../src/stats/report.js';
+import type { StatsReport } from '../../../src/stats/report.js';
 import { tempDir } from '../../helpers.js';
 
 export function tempLedger(extra: Record<string, string> = {}): {

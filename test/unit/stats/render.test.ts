@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { Aggregator } from '../../../src/stats/aggregate.js';
 import { PLAIN, renderGraph, renderTable } from '../../../src/stats/render.js';
-import { Aggregator } from '../../../src/stats/report.js';
 
 const ledger = {
   dir: '/state',

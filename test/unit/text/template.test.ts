@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { hasSignal } from '../../../src/text/signal.js';
 import { templateOf } from '../../../src/text/template.js';
 import { mineTemplates } from '../../../src/text/templates.js';
 
@@ -36,32 +35,6 @@ describe('templateOf', () => {
 
   it('leaves a line without values as it is', () => {
     expect(templateOf('Resolving dependencies...')).toEqual({ key: 'Resolving dependencies...', values: [] });
-  });
-});
-
-describe('hasSignal', () => {
-  it('finds error, warning and failure words, exception class names and logcat levels', () => {
-    for (const l of [
-      'ERROR nova.compute boom',
-      'warning: unused variable',
-      'connectx to 1.2.3.4:80@0 failed: [50] Network is down',
-      'raise ValueError("x")',
-      'java.lang.NullPointerException',
-      '03-17 16:13:38.811  1702  2395 E WindowManager: boom',
-      'Permission denied',
-    ])
-      expect(hasSignal(l), l).toBe(true);
-  });
-
-  it('does not count a mention of zero failures', () => {
-    for (const l of [
-      'Found 0 errors.',
-      'no failures',
-      'ok=3 failed=0',
-      'terrors of mirrors',
-      'INFO all good',
-    ])
-      expect(hasSignal(l), l).toBe(false);
   });
 });
 

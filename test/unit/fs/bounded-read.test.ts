@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors.js';
-import { MAX_CONFIG_BYTES, readTextFile } from '../../../src/trust/read.js';
+import { MAX_CONFIG_BYTES, readTextFile } from '../../../src/fs/bounded-read.js';
 import { tempDir } from '../../helpers.js';
 
 const user = (path: string) =>

@@ -12,9 +12,9 @@
  * or value, as a short excerpt (config/fields.ts): that is what lets its author find the typo.
  */
 import type { Document } from 'yaml';
-import { nearest } from '../config/nearest.js';
 import { ConfigError } from '../errors.js';
 import { cjsExports } from '../lazy.js';
+import { nearest } from './nearest.js';
 
 export interface YamlFile {
   doc: Document.Parsed;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseShell } from '../../../src/hook/shell.js';
+import { parseShell } from '../../../src/shell/parse.js';
 
 /** The words of each simple command, pipeline by pipeline. */
 function words(src: string): string[][][] {
