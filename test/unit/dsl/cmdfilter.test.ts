@@ -156,6 +156,7 @@ describe('cmdfilter', () => {
       disabled: [],
       max_tokens: 8000,
       max_input_lines: 100_000,
+      newest_only: false,
     });
     expect(() => cmdfilter.parseConfig({ disabled: 'lint' })).toThrow(/disabled: expected a list of strings/);
     expect(() => cmdfilter.parseConfig({ disabled: ['lint', 3] })).toThrow(
