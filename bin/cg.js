@@ -6,7 +6,8 @@
 // ES module loader. The cache is used only when its header names this very bundle (the build's hash
 // on the bundle's first line) and V8 accepts it (same V8, same flags); else the bundle compiles as
 // usual. The bundle's own `import()` calls (the lazily loaded packages) come back here: a script
-// compiled by node:vm cannot run `import()` itself on Node 20.
+// compiled by node:vm cannot run `import()` itself on Node 20; re2js is compiled here the same way,
+// from a code cache of its own (requireCached).
 'use strict';
 const { readFileSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
