@@ -32,13 +32,16 @@ const MIB = 2 ** 20;
 /** The store section; the Redis keys (url, prefix, …) are described in store/redis-config.ts. */
 const STORE = section({
   /** From the config file, relative to it; CG_STORE_DIR still wins over it. */
-  dir: string().optional(),
-  ttlDays: integer().key('ttl_days').or(14),
+  dir: string()
+    .optional()
+    .doc('where originals go, relative to this file (CG_STORE_DIR wins)', '`~/.cache/cg/store`'),
+  ttlDays: integer().key('ttl_days').or(14).doc('days an unused original is kept'),
   maxBytes: integer({ min: 1 })
     .key('max_mb')
     .or(512)
-    .to((mb) => mb * MIB),
-  compress: boolean().or(true),
+    .to((mb) => mb * MIB)
+    .doc('MiB past which the least recently used originals go'),
+  compress: boolean().or(true).doc('gzip an original when that pays'),
   /**
    * The largest original either store keeps, uncompressed (1 GiB; Node's buffers stop at 4 GiB): a
    * larger one is not stashed (its rewrite is reverted), and no read inflates a stored form past it,
@@ -47,11 +50,20 @@ const STORE = section({
   maxEntryBytes: integer({ min: 1, max: 4095 })
     .key('max_entry_mb')
     .or(1024)
-    .to((mb) => mb * MIB),
+    .to((mb) => mb * MIB)
+    .doc('MiB: the largest original kept or read back, uncompressed'),
   /** Text after the marker: {key} and {args} are filled in. */
-  hint: string().check(hintProblem).optional(),
+  hint: string()
+    .check(hintProblem)
+    .optional()
+    .doc(
+      'text after each marker; `{key}` and `{args}` filled in',
+      '`" [full output: cg expand {key}{args}]"`',
+    ),
   /** full or compact: a shorthand for the hint (marker-mode.ts). */
-  marker: oneOf(MARKER_MODES).optional(),
+  marker: oneOf(MARKER_MODES)
+    .optional()
+    .doc('`compact`: the marker alone (as `hint: ""`); CG_MARKER wins', '`full`'),
   ...REDIS_FIELDS,
 }).to(markerHint);
 export type StoreConfig = ConfigOf<typeof STORE>;
@@ -63,16 +75,19 @@ const COMPONENT_SETTINGS = section(
   Object.fromEntries(COMPONENTS.map((c) => [c.name, parsedBy((raw) => c.parseConfig(raw)).optional()])),
 ).to((components): Record<string, unknown> => components);
 
-const CONFIG = section({
-  preset: oneOf(PRESET_NAMES).optional(),
+/** The config file's top level (exported for the reference tables, scripts/docs.mjs). */
+export const CONFIG = section({
+  preset: oneOf(PRESET_NAMES)
+    .optional()
+    .doc('the preset when no --preset or --components', '`shell` (text), `balanced` (bodies)'),
   /** Parsed per-component config, keyed by component name (only those the file mentions). */
   components: COMPONENT_SETTINGS,
   store: STORE,
-  tokenizer: oneOf(TOKENIZERS).or('o200k'),
+  tokenizer: oneOf(TOKENIZERS).or('o200k').doc('`o200k` or `cl100k`'),
   /** The model for model-assisted components (extract's code strategy, summarize). */
   model: MODEL_CONFIG,
   /** A section whose feature lands later: accepted only empty, so a typo is never silently ignored. */
-  filters: section({}),
+  filters: section({}).doc('reserved: accepted only empty'),
   /** `cg proxy`: upstreams, preset, deadline (honoured only from the user's own config). */
   proxy: PROXY_CONFIG,
 }).to(({ filters, ...cfg }) => cfg);

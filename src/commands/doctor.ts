@@ -247,6 +247,7 @@ export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
         }
         for (const p of await hostProblems(host, inst, ctx, home)) say(false, p);
       }
+      for (const gap of host.hookGaps) report.checks.push({ status: 'warn', detail: gap });
     }
   } finally {
     sandbox.close();

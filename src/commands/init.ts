@@ -36,11 +36,11 @@ import {
   uninstallHooks,
   valueAt,
 } from '../hook/settings.js';
+import { claudeProxyEdit, proxyUrlOf } from '../hosts/claude-proxy-settings.js';
 import { GEMINI_MCP_SERVER } from '../hosts/gemini.js';
 import type { Host } from '../hosts/host.js';
 import { hostNamed } from '../hosts/index.js';
 import { makeDirsSync } from '../make-dirs.js';
-import { claudeProxyEdit, proxyUrlOf } from '../proxy/claude-settings.js';
 import { codexSnippet } from '../proxy/setup.js';
 import { shellQuote } from '../run/quote.js';
 

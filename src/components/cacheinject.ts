@@ -14,7 +14,8 @@ import type { StructuralEdit, TranscriptComponent } from '../component.js';
 import { type ConfigOf, section } from '../config/fields.js';
 
 /** It takes no settings: an empty section, so any key is refused. */
-const CONFIG = section({});
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({});
 export type CacheinjectConfig = ConfigOf<typeof CONFIG>;
 
 /** Blocks the API refuses a cache_control on. */

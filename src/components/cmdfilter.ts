@@ -39,26 +39,27 @@ import { linesAbove } from '../text/line-count.js';
 import { byteLength } from '../tokens.js';
 import { inNewestTurn } from './newest-turn.js';
 
-const CONFIG = section({
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
   /** Outputs with fewer tokens (estimated at 4 bytes a token) are left alone. */
-  min_tokens: integer().or(50),
+  min_tokens: integer().or(50).doc('smaller outputs (estimated at 4 bytes a token) never load a filter'),
   /** Filter names never to apply (the next matching filter is used instead). */
-  disabled: list(string(), 'a list of strings'),
+  disabled: list(string(), 'a list of strings').doc('filter names never to apply (the next match is used)'),
   /**
    * A rewrite of at most this many tokens is final for the run; a longer one may still be shortened
    * by the later stages (fold, collapse) under the same marker.
    */
-  max_tokens: integer().or(8000),
+  max_tokens: integer().or(8000).doc('a rewrite of at most this many tokens (counted) is final'),
   /**
    * Outputs of more lines are left to the later stages: a filter's stages hold a line object per
    * line (~200 bytes each), which past this would put a run over its memory budget.
    */
-  max_input_lines: integer().or(100_000),
+  max_input_lines: integer().or(100_000).doc('outputs of more lines are left to fold and collapse'),
   /**
    * Only the outputs of a request's newest turn (after the last assistant message): what a proxy
    * sets (preset agent), so a conversation first seen mid-way keeps its older outputs' bytes.
    */
-  newest_only: boolean().or(false),
+  newest_only: boolean().or(false).doc("only the newest turn's outputs (the agent preset sets it)"),
 });
 export type CmdfilterConfig = ConfigOf<typeof CONFIG>;
 const BYTES_PER_TOKEN = 4;

@@ -9,13 +9,14 @@
 import { MARKER_SLOT, type Outcome, type OutputComponent } from '../component.js';
 import { type ConfigOf, integer, section } from '../config/fields.js';
 
-const CONFIG = section({
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
   /** Outputs with at most this many tokens are left alone. */
-  max_tokens: integer().or(2000),
-  head_lines: integer().or(20),
-  tail_lines: integer().or(20),
+  max_tokens: integer().or(2000).doc('outputs of at most this many tokens are left alone'),
+  head_lines: integer().or(20).doc('first lines kept'),
+  tail_lines: integer().or(20).doc('last lines kept'),
   /** Kept lines longer than this are cut in the middle; 0 never cuts. */
-  max_line_chars: integer().or(400),
+  max_line_chars: integer().or(400).doc('kept lines longer than this are cut in the middle; 0: never'),
 });
 export type CollapseConfig = ConfigOf<typeof CONFIG>;
 

@@ -7,7 +7,8 @@
 import { MARKER_SLOT, type Outcome, type TranscriptComponent } from '../component.js';
 import { type ConfigOf, integer, section } from '../config/fields.js';
 
-const CONFIG = section({ min_tokens: integer().or(100) });
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({ min_tokens: integer().or(100).doc('smaller repeated outputs stay') });
 export type DedupConfig = ConfigOf<typeof CONFIG>;
 
 export const dedup: TranscriptComponent<DedupConfig> = {

@@ -26,20 +26,27 @@ import { keywords } from '../input/keywords.js';
 export type ExtractStrategy = 'deterministic' | 'code' | 'rlm';
 const STRATEGIES: readonly ExtractStrategy[] = ['deterministic', 'code', 'rlm'];
 
-const CONFIG = section({
-  strategy: oneOf(STRATEGIES).or('deterministic'),
-  min_tokens: integer().or(300),
-  head_lines: integer().or(5),
-  tail_lines: integer().or(5),
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
+  strategy: oneOf(STRATEGIES)
+    .or('deterministic')
+    .doc('`deterministic`, or `code` (`rlm`): a model writes the filter'),
+  min_tokens: integer().or(300).doc('smaller outputs are left alone'),
+  head_lines: integer().or(5).doc('first lines always kept'),
+  tail_lines: integer().or(5).doc('last lines always kept'),
   /** Query keywords on a larger share of the lines than this (0..1) select nothing. */
-  max_keyword_share: number({ max: 1 }).or(0.25),
+  max_keyword_share: number({ max: 1 })
+    .or(0.25)
+    .doc('a query word on more of the lines than this selects nothing'),
   // The model strategy's triggers and limits (src/llm/code-strategy.ts).
-  rewrite: boolean().or(false),
-  min_output_tokens: integer().or(2000),
-  min_request_tokens: integer().or(8000),
-  min_messages: integer().or(4),
-  max_model_chars: integer({ min: 1000 }).or(32_000),
-  program_timeout_ms: integer({ min: 100, max: 60_000 }).or(2000),
+  rewrite: boolean().or(false).doc('code: allow rewording (the result need only be shorter)'),
+  min_output_tokens: integer().or(2000).doc('code: smallest output a model is asked about'),
+  min_request_tokens: integer().or(8000).doc('code: smallest request (raw text: not checked)'),
+  min_messages: integer().or(4).doc('code: fewest messages in the request (raw text: not checked)'),
+  max_model_chars: integer({ min: 1000 })
+    .or(32_000)
+    .doc('code: the output the model sees, cut to head and tail'),
+  program_timeout_ms: integer({ min: 100, max: 60_000 }).or(2000).doc("code: the filter program's deadline"),
 });
 export type ExtractConfig = ConfigOf<typeof CONFIG>;
 

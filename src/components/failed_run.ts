@@ -25,7 +25,8 @@ import {
 import { type ConfigOf, integer, section } from '../config/fields.js';
 import { commandKey, isReadCommand } from '../shell/program.js';
 
-const CONFIG = section({ min_tokens: integer().or(100) });
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({ min_tokens: integer().or(100).doc('smaller superseded runs stay') });
 export type FailedRunConfig = ConfigOf<typeof CONFIG>;
 
 /** Any of these marks a test or build run. */

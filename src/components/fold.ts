@@ -25,29 +25,34 @@ import { type FoldOptions, foldText } from '../text/fold.js';
 import { byteLength } from '../tokens.js';
 import { collapse, cutLine } from './collapse.js';
 
-const CONFIG = section({
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
   /** Outputs with at most this many tokens are left alone (as with collapse). */
-  max_tokens: integer().or(2000),
-  head_lines: integer().or(5),
-  tail_lines: integer().or(5),
+  max_tokens: integer().or(2000).doc('outputs of at most this many tokens are left alone'),
+  head_lines: integer().or(5).doc('first lines kept'),
+  tail_lines: integer().or(5).doc('last lines kept'),
   /** Lines kept before and after the first line of each error/warning template. */
-  context_lines: integer().or(1),
+  context_lines: integer().or(1).doc("lines kept around an error template's first line"),
   /** An error template seen at most this often shows every one of its lines. */
-  verbatim_max: integer().or(3),
+  verbatim_max: integer().or(3).doc('an error template seen at most this often shows every line'),
   /** Values listed per varying slot of a folded template. */
-  max_values: integer().or(6),
+  max_values: integer().or(6).doc('values listed per varying slot, else a range or `+K`'),
   /** Everything but the error templates fits in as many bytes as this many head + tail lines. */
-  budget_lines: integer().or(40),
+  budget_lines: integer().or(40).doc("all but error templates fits in this many lines' bytes"),
   /** The error templates' share of the input, at most (0..1). */
-  signal_share: number({ max: 1 }).or(0.2),
+  signal_share: number({ max: 1 }).or(0.2).doc("error templates' share of the input, at most"),
   /** And at most this many tokens (estimated at 4 bytes a token). */
-  max_signal_tokens: integer().or(12000),
-  max_templates: integer().or(4096),
-  max_line_chars: integer().or(400),
+  max_signal_tokens: integer().or(12000).doc("error templates' tokens, at most"),
+  max_templates: integer().or(4096).doc('templates tracked (bounds memory)'),
+  max_line_chars: integer().or(400).doc('kept lines longer than this are cut in the middle'),
   /** Larger inputs are left to collapse. */
-  max_bytes: integer().or(4 * 1024 * 1024),
+  max_bytes: integer()
+    .or(4 * 1024 * 1024)
+    .doc('larger inputs are left to collapse', '4194304 (4 MiB)'),
   /** Up to this size the base budget is checked in exact tokens against collapse's output. */
-  exact_check_bytes: integer().or(1024 * 1024),
+  exact_check_bytes: integer()
+    .or(1024 * 1024)
+    .doc('up to this size the budget is checked in exact tokens', '1048576 (1 MiB)'),
 });
 export type FoldConfig = ConfigOf<typeof CONFIG>;
 

@@ -13,9 +13,10 @@ import { type ConfigOf, integer, section } from '../config/fields.js';
 import { jsonDocuments } from '../json/documents.js';
 import { compactJson } from '../json/text.js';
 
-const CONFIG = section({
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
   /** Outputs with fewer tokens than this are left alone. */
-  min_tokens: integer().or(0),
+  min_tokens: integer().or(0).doc('smaller outputs are left alone'),
 });
 export type FormatConfig = ConfigOf<typeof CONFIG>;
 

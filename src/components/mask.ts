@@ -11,13 +11,14 @@
 import { MARKER_SLOT, type Outcome, type TranscriptComponent } from '../component.js';
 import { type ConfigOf, integer, section } from '../config/fields.js';
 
-const CONFIG = section({
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
   /** How many of the newest tool outputs stay whole. */
-  keep_recent: integer().or(3),
+  keep_recent: integer().or(3).doc('newest tool outputs that stay whole'),
   /** Older outputs under this many tokens stay (a placeholder would barely be smaller). */
-  min_tokens: integer().or(100),
+  min_tokens: integer().or(100).doc('smaller older outputs stay'),
   /** With a session: masks of already-sent outputs wait until they save this many tokens together. */
-  batch_tokens: integer().or(10_000),
+  batch_tokens: integer().or(10_000).doc('in a session, masks wait until together they save this many'),
 });
 export type MaskConfig = ConfigOf<typeof CONFIG>;
 

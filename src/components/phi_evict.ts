@@ -26,9 +26,10 @@ export const WEIGHTS: Record<PhiProfile, readonly [number, number, number, numbe
   conservative: [0.45, 0.2, 0.05, 0.05],
 };
 
-const CONFIG = section({
-  budget_tokens: integer().or(120_000),
-  profile: oneOf(PROFILES).or('balanced'),
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
+  budget_tokens: integer().or(120_000).doc('tool-output tokens past which the lowest Φ are evicted'),
+  profile: oneOf(PROFILES).or('balanced').doc('weights: `balanced`, `aggressive` or `conservative`'),
 });
 export type PhiEvictConfig = ConfigOf<typeof CONFIG>;
 

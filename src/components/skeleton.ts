@@ -36,30 +36,36 @@ const language = string().to((word, path) => {
   return spec.name;
 });
 
-const CONFIG = section({
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
   /** Bodies and values with fewer tokens (tokenizer pieces) than this stay, unless target_ratio needs them. */
-  min_tokens: integer().or(80),
+  min_tokens: integer().or(80).doc('bodies and literals of fewer tokens stay (unless over budget)'),
   /** A region (a whole file, a fenced block) of fewer tokens than this stays as it is; 0: none does. */
-  min_file_tokens: integer().or(0),
+  min_file_tokens: integer().or(0).doc('a file or fenced block of fewer tokens stays (`shell`: 2000)'),
   /**
    * A region of more UTF-8 bytes than this stays as it is: its parse tree takes tens of bytes a
    * byte (1.4 MB of JavaScript peaked at 118 MB, 39 MB of lines parsed as Python at 289 MB).
    */
-  max_bytes: integer().or(1024 * 1024),
+  max_bytes: integer()
+    .or(1024 * 1024)
+    .doc('a larger file or block stays as it is', '1048576 (1 MiB)'),
   /** Languages to outline (names or aliases in config, canonical names once parsed). */
   languages: list(language, 'a list of strings')
     .to((names) => [...new Set(names)])
-    .or([...LANGUAGE_NAMES]),
+    .or([...LANGUAGE_NAMES])
+    .doc('languages to outline: names, aliases or extensions', 'all 15'),
   /** Keep the first line of each doc comment and docstring (false drops them). */
-  keep_docstrings: boolean().or(true),
+  keep_docstrings: boolean().or(true).doc('keep the first line of each doc comment'),
   /**
    * When that leaves an outline above this share of the file's tokens, shorter bodies and values,
    * import name lists, comments and parameter lists go too, in that order, until it fits; 1 keeps
    * them all.
    */
-  target_ratio: number({ min: 0, above: true, max: 1 }).or(0.125),
+  target_ratio: number({ min: 0, above: true, max: 1 })
+    .or(0.125)
+    .doc("past this share of a file's tokens, more goes; 1 keeps all"),
   /** Only the outputs of a request's newest turn (newest-turn.ts): what the agent preset sets. */
-  newest_only: boolean().or(false),
+  newest_only: boolean().or(false).doc("only the newest turn's outputs (the agent preset sets it)"),
 });
 export type SkeletonConfig = ConfigOf<typeof CONFIG>;
 

@@ -16,11 +16,12 @@ import { type Items, itemFeatures } from '../json/item-features.js';
 import { QUOTE, scanString, skipJsonSpace } from '../json/lexical.js';
 import { scanJson, trimmedRange } from '../json/text.js';
 
-const CONFIG = section({
-  min_items: integer({ min: 1 }).or(5),
-  min_tokens: integer().or(200),
-  keep_first: integer().or(3),
-  keep_last: integer().or(2),
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
+  min_items: integer({ min: 1 }).or(5).doc('fewest array items'),
+  min_tokens: integer().or(200).doc('smaller arrays are left alone'),
+  keep_first: integer().or(3).doc('first items kept'),
+  keep_last: integer().or(2).doc('last items kept'),
 });
 export type SmartcrushConfig = ConfigOf<typeof CONFIG>;
 

@@ -24,17 +24,21 @@ import { keyOf } from '../store/keys.js';
 
 const SUMMARY_LEVELS: readonly SummaryLevel[] = ['concise', 'regular', 'highly_detailed'];
 
-const CONFIG = section({
-  keep_last: integer({ min: 1 }).or(3),
-  summary_level: oneOf(SUMMARY_LEVELS).or('regular'),
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
+  keep_last: integer({ min: 1 }).or(3).doc('newest messages kept as they are'),
+  summary_level: oneOf(SUMMARY_LEVELS).or('regular').doc('`concise`, `regular` or `highly_detailed`'),
   /** false: tool outputs are masked in what the model sees. */
-  include_tool_calls: boolean().or(false),
+  include_tool_calls: boolean().or(false).doc('show tool outputs to the model (false: masked)'),
   /** The span must hold at least this many tokens. */
-  min_tokens: integer().or(500),
-  trigger: section({ min_request_tokens: integer().or(8000), min_messages: integer().or(8) }),
-  resummarize_tokens: integer().or(6000),
+  min_tokens: integer().or(500).doc('the span summarised holds at least this many tokens'),
+  trigger: section({
+    min_request_tokens: integer().or(8000).doc('request tokens before a summary is made'),
+    min_messages: integer().or(8).doc('messages before a summary is made'),
+  }),
+  resummarize_tokens: integer().or(6000).doc('newer tokens before the summary rolls forward'),
   /** What the model sees is cut to about this many characters. */
-  max_input_chars: integer({ min: 2000 }).or(120_000),
+  max_input_chars: integer({ min: 2000 }).or(120_000).doc('what the model sees, cut to about this'),
 });
 export type SummarizeConfig = ConfigOf<typeof CONFIG>;
 

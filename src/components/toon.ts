@@ -26,12 +26,13 @@ import { countTables, type Json } from '../toon/table-shape.js';
 export const TOON_DELIMITERS = [',', '\t', '|'] as const;
 export type ToonDelimiter = (typeof TOON_DELIMITERS)[number];
 
-const CONFIG = section({
+/** The settings, declared once: parser, defaults and the reference tables (scripts/docs.mjs). */
+export const CONFIG = section({
   /** Fewest rows an array of flat objects needs to count as a table. */
-  min_rows: integer({ min: 1 }).or(3),
+  min_rows: integer({ min: 1 }).or(3).doc('fewest rows of flat objects that make a table'),
   /** Outputs with fewer tokens than this are left alone. */
-  min_tokens: integer().or(0),
-  delimiter: oneOf(TOON_DELIMITERS).or(','),
+  min_tokens: integer().or(0).doc('smaller outputs are left alone'),
+  delimiter: oneOf(TOON_DELIMITERS).or(',').doc('`,`, tab or `|`'),
 });
 export type ToonConfig = ConfigOf<typeof CONFIG>;
 

@@ -17,6 +17,11 @@
  * head_lines?") and lists them all; a bad value is a ConfigError with the dotted path of where it sat
  * (`trigger.min_messages`, `replace[0].pattern`) and what was expected, echoing at most a short
  * excerpt of what was found. A null section or list (`key:` with nothing after it) reads as empty.
+ *
+ * A field may carry a line of documentation, `.doc('…')` (and a default as the reader should see
+ * it, when the value is not telling: `.doc('…', 'all 15')`); a section keeps its fields, so
+ * scripts/docs.mjs writes the README's and the manual's option tables from these declarations —
+ * the one place a default is written. Documentation never changes what a field reads.
  */
 import { ConfigError } from '../errors.js';
 import { didYouMean } from './nearest.js';
@@ -26,6 +31,18 @@ export type Presence = 'default' | 'optional' | 'required';
 
 type Read<T> = (raw: unknown, path: string) => T;
 
+/** What a field says about itself, for the generated reference: never read when parsing. */
+export interface FieldMeta {
+  /** The key as the file writes it, when that is not the property name. */
+  fileKey?: string;
+  /** One line on what the setting does. */
+  doc?: string;
+  /** The default as the reference shows it, when the value itself is not telling. */
+  shownDefault?: string;
+  /** The default as the file would write it (before any .to()), when there is one. */
+  fileDefault?: { value: unknown };
+}
+
 /** One key of a section: how a present value is read and what its absence means. */
 export class Field<T, P extends Presence = Presence> {
   constructor(
@@ -34,9 +51,13 @@ export class Field<T, P extends Presence = Presence> {
     /** The value of an absent key: its default, undefined when optional; throws when required. */
     readonly absent: (path: string) => T,
     readonly presence: P,
-    /** The key as the file writes it, when that is not the property name. */
-    readonly fileKey?: string,
+    readonly meta: FieldMeta = {},
   ) {}
+
+  /** The key as the file writes it, when that is not the property name. */
+  get fileKey(): string | undefined {
+    return this.meta.fileKey;
+  }
 
   /** Converts or checks the value further (a default too); `path` is where it sat, for errors. */
   to<U>(convert: (value: T, path: string) => U): Field<U, P> {
@@ -45,7 +66,7 @@ export class Field<T, P extends Presence = Presence> {
       this.presence === 'optional'
         ? (absent as unknown as (path: string) => U)
         : (path: string) => convert(absent(path), path);
-    return new Field((raw, path) => convert(read(raw, path), path), absentU, this.presence, this.fileKey);
+    return new Field((raw, path) => convert(read(raw, path), path), absentU, this.presence, this.meta);
   }
 
   /** Refuses a value for which `problem` gives a reason. */
@@ -59,16 +80,21 @@ export class Field<T, P extends Presence = Presence> {
 
   /** The key as the file writes it (`ttl_days`), when the property is named otherwise (`ttlDays`). */
   key(fileKey: string): Field<T, P> {
-    return new Field(this.read, this.absent, this.presence, fileKey);
+    return new Field(this.read, this.absent, this.presence, { ...this.meta, fileKey });
+  }
+
+  /** A line for the reference tables; `shownDefault` when the default itself would not tell. */
+  doc(text: string, shownDefault?: string): Field<T, P> {
+    return new Field(this.read, this.absent, this.presence, withDoc(this.meta, text, shownDefault));
   }
 
   /** Absent reads as `value` (a list or mapping is copied, so no two callers share one). */
   or(value: T): Field<T, 'default'> {
-    return new Field(this.read, () => fresh(value), 'default', this.fileKey);
+    return new Field(this.read, () => fresh(value), 'default', { ...this.meta, fileDefault: { value } });
   }
 
   optional(): Field<T, 'optional'> {
-    return new Field(this.read, () => undefined as T, 'optional', this.fileKey);
+    return new Field(this.read, () => undefined as T, 'optional', this.meta);
   }
 
   /** Absent is an error: `missing`, or `missing (hint)` saying what belongs there. */
@@ -80,9 +106,13 @@ export class Field<T, P extends Presence = Presence> {
         throw new ConfigError(path, reason);
       },
       'required',
-      this.fileKey,
+      this.meta,
     );
   }
+}
+
+function withDoc(meta: FieldMeta, doc: string, shownDefault: string | undefined): FieldMeta {
+  return shownDefault === undefined ? { ...meta, doc } : { ...meta, doc, shownDefault };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a shape holds fields of any value type
@@ -109,14 +139,23 @@ export interface SectionOptions {
   refused?: Record<string, string>;
 }
 
+/** A field of a section as the file writes it, for the generated reference. */
+export interface SectionEntry {
+  key: string;
+  field: AnyField;
+}
+
 /** A mapping of fields; absent or null reads as {}, so as its defaults. */
 export class Section<T> extends Field<T, 'default'> {
   constructor(
     read: Read<T>,
     /** The keys a file may write in it. */
     readonly keys: readonly string[] = [],
+    /** Its fields in declaration order (the reference tables walk them). */
+    readonly entries: readonly SectionEntry[] = [],
+    meta: FieldMeta = {},
   ) {
-    super(read, (path) => read({}, path), 'default');
+    super(read, (path) => read({}, path), 'default', meta);
   }
 
   /** A fresh copy of the values an empty section reads to. */
@@ -130,33 +169,42 @@ export class Section<T> extends Field<T, 'default'> {
 
   override to<U>(convert: (value: T, path: string) => U): Section<U> {
     const read = this.read;
-    return new Section((raw, path) => convert(read(raw, path), path), this.keys);
+    return new Section((raw, path) => convert(read(raw, path), path), this.keys, this.entries, this.meta);
   }
 
   override check(problem: (value: T) => string | undefined): Section<T> {
     return super.check(problem) as Section<T>;
+  }
+
+  override doc(text: string, shownDefault?: string): Section<T> {
+    return new Section(this.read, this.keys, this.entries, withDoc(this.meta, text, shownDefault));
   }
 }
 
 export function section<S extends Shape>(shape: S, opts: SectionOptions = {}): Section<ShapeValue<S>> {
   const entries = Object.entries(shape).map(([prop, f]) => ({ prop, key: f.fileKey ?? prop, f }));
   const known = entries.map((e) => e.key);
-  return new Section((given, path) => {
-    const m = given === null ? {} : mapping(given, path);
-    for (const k of Object.keys(m)) {
-      const refusal = opts.refused && Object.hasOwn(opts.refused, k) ? opts.refused[k] : undefined;
-      if (refusal !== undefined) throw new ConfigError(join(path, k), refusal);
-      if (!known.includes(k)) throw unknownKey(join(path, shownKey(k)), k, known, opts.noun ?? 'key');
-    }
-    const out: Record<string, unknown> = {};
-    for (const { prop, key, f } of entries) {
-      const at = join(path, key);
-      const raw = Object.hasOwn(m, key) ? m[key] : undefined;
-      const value = raw === undefined ? f.absent(at) : f.read(raw, at);
-      if (value !== undefined || f.presence !== 'optional') out[prop] = value;
-    }
-    return out as ShapeValue<S>;
-  }, known);
+  const listed = entries.map(({ key, f }) => ({ key, field: f }));
+  return new Section(
+    (given, path) => {
+      const m = given === null ? {} : mapping(given, path);
+      for (const k of Object.keys(m)) {
+        const refusal = opts.refused && Object.hasOwn(opts.refused, k) ? opts.refused[k] : undefined;
+        if (refusal !== undefined) throw new ConfigError(join(path, k), refusal);
+        if (!known.includes(k)) throw unknownKey(join(path, shownKey(k)), k, known, opts.noun ?? 'key');
+      }
+      const out: Record<string, unknown> = {};
+      for (const { prop, key, f } of entries) {
+        const at = join(path, key);
+        const raw = Object.hasOwn(m, key) ? m[key] : undefined;
+        const value = raw === undefined ? f.absent(at) : f.read(raw, at);
+        if (value !== undefined || f.presence !== 'optional') out[prop] = value;
+      }
+      return out as ShapeValue<S>;
+    },
+    known,
+    listed,
+  );
 }
 
 /** Characters of an unknown key an error shows: a key is a name, not a place for the file's content. */

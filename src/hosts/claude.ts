@@ -61,17 +61,55 @@ const BASH: ToolShape = {
 };
 
 /**
- * Claude Code numbers a Read's lines itself (`N\t` from startLine) and would number a replacement's
- * lines 1, 2, 3 … however many were cut. So cg compacts the file as the model reads it, each line
- * with its own number (skeleton keeps every kept line's number), and the host's counter comes in
- * front of that: the file's own line numbers stay the ones the model sees, and the stash holds the
- * numbered read byte for byte.
+ * Claude Code numbers a Read's lines itself, `N\t` counting up from `startLine` with no way to skip
+ * (checked in the 2.1.332 binary: the text shape's renderer numbers every line of `content` in
+ * turn; the other shapes — image, notebook, pdf, parts — are not a source file). So cg compacts the
+ * file as the model reads it, each line with its own number (the stash holds the numbered read
+ * byte for byte), then lays the compacted lines back at their own line numbers without theirs: a
+ * line the outline cut is an empty line, and a note of the outline (an elision, the marker) takes
+ * the next free one. The model sees every kept line once, with its true number, and the read's
+ * first line is never cut.
  */
 function numbered(content: string, startLine: number): string {
   return content
     .split('\n')
     .map((line, i) => `${startLine + i}\t${line}`)
     .join('\n');
+}
+
+/** The compacted numbered read laid out for the host's own numbering (see above). */
+export function atTrueLines(compacted: string, original: string, startLine: number): string {
+  const lines = original.split('\n');
+  const slots: (string | undefined)[] = [];
+  const late: string[] = [];
+  let at = -1;
+  const notes: { after: number; text: string }[] = [];
+  for (const line of compacted.split('\n')) {
+    const m = /^(\d+)\t/.exec(line);
+    const i = m ? Number(m[1]) - startLine : -1;
+    if (m && i >= 0 && i < lines.length && slots[i] === undefined && i > at) {
+      slots[i] = line.slice(m[0].length);
+      at = i;
+    } else notes.push({ after: at, text: line });
+  }
+  slots.length = Math.max(slots.length, 1);
+  if (slots[0] === undefined || /^\s*(\.\.\.|…)/.test(slots[0])) {
+    // The read's first line stays: an elision the outline put there moves to the next free line.
+    if (slots[0] !== undefined) notes.unshift({ after: 0, text: slots[0] });
+    slots[0] = lines[0];
+  }
+  // A note takes the first empty line of the gap right after the line it followed; with no gap
+  // there, it goes after the last line.
+  const byNote = new Set<number>();
+  for (const n of notes) {
+    let i = n.after + 1;
+    while (byNote.has(i)) i++;
+    if (i < slots.length && slots[i] === undefined) {
+      slots[i] = n.text;
+      byNote.add(i);
+    } else late.push(n.text);
+  }
+  return [...slots.map((s) => s ?? ''), ...late].join('\n');
 }
 
 const READ: ToolShape = {
@@ -82,12 +120,16 @@ const READ: ToolShape = {
     if (typeof file.content !== 'string' || typeof file.filePath !== 'string') return undefined;
     const start = typeof file.startLine === 'number' && file.startLine > 0 ? file.startLine : 1;
     const lang = languageOfPath(file.filePath)?.name;
+    const original = file.content;
     return {
-      texts: [{ text: numbered(file.content, start), preset: 'coding', ...(lang ? { lang } : {}) }],
-      rebuild: ([content]) => ({
-        ...response,
-        file: { ...file, content, startLine: 1, numLines: content!.split('\n').length },
-      }),
+      texts: [{ text: numbered(original, start), preset: 'coding', ...(lang ? { lang } : {}) }],
+      rebuild: ([compacted]) => {
+        const content = atTrueLines(compacted!, original, start);
+        return {
+          ...response,
+          file: { ...file, content, startLine: start, numLines: content.split('\n').length },
+        };
+      },
     };
   },
   answer: postToolUse('updatedToolOutput'),
@@ -207,7 +249,10 @@ export const CLAUDE: Host = {
   },
   afterInstall: [
     'it applies to Claude Code sessions started from now on; check it with /hooks',
-    'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them',
+    'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them; `cg wrap claude` reaches them',
+  ],
+  hookGaps: [
+    'a failing Bash run (non-zero exit) reaches the model whole in hooks mode: Claude Code sends it to PostToolUseFailure, which accepts no replacement; `cg wrap claude` (or `cg proxy`) shortens it',
   ],
   // Claude Code 2.1.332 sets CLAUDECODE=1 in its Bash tool's shell (documented, and seen in a real
   // Bash call with CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SESSION_ID and AI_AGENT beside it).

@@ -50,6 +50,9 @@ export const CODEX: Host = {
     'Codex runs a new hook only once you trust it: open /hooks in Codex and trust "cg hook codex" (codex exec skips untrusted hooks silently)',
     'commands a Codex rule names (allow, prompt, forbidden) are never rewritten; cg doctor says whether the sandbox lets cg write its store',
   ],
+  hookGaps: [
+    'a command a Codex rule names (allow, prompt, forbidden) is never rewritten, so its output reaches the model whole in hooks mode; `cg wrap codex` (or `cg proxy`) shortens every output, failing runs too',
+  ],
   // Codex 0.171 sets these in every exec_command it runs (seen in a real call, sandboxed or not, and
   // with tty: true, where stdin and stdout are a terminal); CODEX_SANDBOX and
   // CODEX_SANDBOX_NETWORK_DISABLED are set when its sandbox is on (macOS seatbelt, network off).

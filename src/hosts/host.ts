@@ -102,6 +102,11 @@ export interface Host {
   /** What to tell the user after installing (trust steps, where to check). */
   afterInstall: readonly string[];
   /**
+   * What the host's hooks cannot reach, each with the door that does (`cg doctor` says it beside
+   * an installed hook): one line each.
+   */
+  hookGaps: readonly string[];
+  /**
    * Variables the host sets in the environment of the commands its agent runs (read in the pinned
    * package and seen in a real tool call): any one of them set means cg runs inside that host's
    * tool call, where a person's consent (`cg trust`) cannot be given.

@@ -15,10 +15,19 @@ export interface CallInfo extends CallDetails {
   name?: string;
 }
 
+/** A shell that runs its `-c` argument: Codex's shell tool wraps every command in one. */
+const SHELL = /^(?:\S*\/)?(?:ba|z|da|k)?sh$/;
+const RUN_FLAG = /^-[a-z]*c$/;
+
 function commandOf(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  // Codex-style argv arrays: ["bash", "-lc", "ls"].
-  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return v.join(' ');
+  // Codex-style argv arrays: ["bash", "-lc", "git status"] is the command `git status` (what
+  // selects its filter), any other argv its words joined.
+  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) {
+    const [shell, flag, script] = v as string[];
+    if (v.length === 3 && SHELL.test(shell!) && RUN_FLAG.test(flag!)) return script;
+    return v.join(' ');
+  }
   return undefined;
 }
 

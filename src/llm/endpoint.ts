@@ -42,14 +42,26 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export const MODEL_CONFIG = section(
   {
-    source: oneOf(['incoming', 'config'] as const).or('incoming'),
-    model: nonEmpty().optional(),
-    api: oneOf(APIS).optional(),
-    baseUrl: nonEmpty().check(notHttpUrl).key('base_url').optional(),
+    source: oneOf(['incoming', 'config'] as const)
+      .or('incoming')
+      .doc("`incoming`: the request's own model; `config`: this section"),
+    model: nonEmpty().optional().doc('model name (CG_MODEL wins)', '—'),
+    api: oneOf(APIS).optional().doc('`openai`, `anthropic` or `responses` (CG_MODEL_API wins)', '`openai`'),
+    baseUrl: nonEmpty()
+      .check(notHttpUrl)
+      .key('base_url')
+      .optional()
+      .doc('API base URL (CG_MODEL_BASE_URL wins)', "the API's own"),
     /** The NAME of the env var holding the key, never the key. */
-    apiKeyEnv: field(envName).key('api_key_env').or('CG_MODEL_API_KEY'),
-    timeoutMs: integer({ min: 1 }).key('timeout_ms').or(15_000),
-    maxOutputTokens: integer({ min: 1 }).key('max_output_tokens').or(2048),
+    apiKeyEnv: field(envName)
+      .key('api_key_env')
+      .or('CG_MODEL_API_KEY')
+      .doc('the variable holding the key (never the key)'),
+    timeoutMs: integer({ min: 1 }).key('timeout_ms').or(15_000).doc('per request; one retry on 429 or 5xx'),
+    maxOutputTokens: integer({ min: 1 })
+      .key('max_output_tokens')
+      .or(2048)
+      .doc('a cap on what any component asks for'),
   },
   { refused: { api_key: 'put the key in an environment variable and name it in api_key_env' } },
 );

@@ -16,6 +16,7 @@
 import { compactBody } from '../compact-body.js';
 import type { FilterSource, InputFormat } from '../component.js';
 import type { CgConfig } from '../config.js';
+import { clientHost } from '../hosts/client-host.js';
 import { isRewritableText } from '../io.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { RecordBackend } from '../session/records.js';
@@ -24,7 +25,6 @@ import type { HostName } from '../stats/hosts.js';
 import type { Store } from '../store/store.js';
 import type { Tokens } from '../tokens.js';
 import { decodeBody } from './body.js';
-import { clientHost } from './client-host.js';
 import { rawHeader } from './headers.js';
 import type { RetryMemo } from './retry-memo.js';
 import { requestSession } from './session-id.js';
@@ -70,7 +70,7 @@ export interface CompactedRequest {
   known?: (text: string) => number | undefined;
   format: InputFormat;
   session?: string;
-  /** The agent host that sent it, from its headers (client-host.ts); the server sets it. */
+  /** The agent host that sent it, from its headers (hosts/client-host.ts); the server sets it. */
   host?: HostName;
   bytesIn: number;
   bytesOut: number;

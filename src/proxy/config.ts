@@ -34,30 +34,49 @@ export function upstreamUrl(raw: string, path: string): string {
 
 export const PROXY_CONFIG = section({
   /** Base URL of the Anthropic Messages API. */
-  anthropic: string().or('https://api.anthropic.com').to(upstreamUrl),
+  anthropic: string().or('https://api.anthropic.com').to(upstreamUrl).doc('Anthropic Messages upstream'),
   /** Base URL of the OpenAI API (Chat Completions and Responses). */
-  openai: string().or('https://api.openai.com').to(upstreamUrl),
-  preset: oneOf(PRESET_NAMES).or('agent'),
-  host: string().or('127.0.0.1'),
-  port: integer({ max: 65535 }).or(8787),
+  openai: string()
+    .or('https://api.openai.com')
+    .to(upstreamUrl)
+    .doc('OpenAI upstream (Chat Completions, Responses)'),
+  preset: oneOf(PRESET_NAMES).or('agent').doc('preset request bodies are compacted with'),
+  host: string().or('127.0.0.1').doc('listen address (another needs --allow-remote)'),
+  port: integer({ max: 65535 }).or(8787).doc('listen port'),
   /** A compaction still running after this forwards the original body instead. */
-  timeoutMs: integer({ min: 1 }).key('timeout_ms').or(20_000),
+  timeoutMs: integer({ min: 1 })
+    .key('timeout_ms')
+    .or(20_000)
+    .doc('a slower compaction sends the original body'),
   /** Session records in Redis beside the store (shared) or on this machine (local). */
-  sessions: oneOf(['shared', 'local'] as const).or('shared'),
+  sessions: oneOf(['shared', 'local'] as const)
+    .or('shared')
+    .doc('records in Redis with a Redis store (`shared`) or `local`'),
   /**
    * cg_expand answered by the proxy (retrieval/): auto for clients that cannot open a marker
    * themselves (no shell-like tool, no cg_expand of their own), always, or never.
    */
-  retrieval: oneOf(RETRIEVAL_MODES).or('auto'),
+  retrieval: oneOf(RETRIEVAL_MODES)
+    .or('auto')
+    .doc('cg_expand answered by the proxy: `auto`, `always`, `never`'),
   /** Proxy-answered rounds per client request; the call after them goes to the client. */
-  retrievalRounds: integer({ min: 0, max: 32 }).key('retrieval_rounds').or(3),
+  retrievalRounds: integer({ min: 0, max: 32 })
+    .key('retrieval_rounds')
+    .or(3)
+    .doc('proxy-answered rounds per request'),
   /** A cg_expand result over this many bytes is sliced, with a note on how to ask for the next slice. */
-  retrievalMaxBytes: integer({ min: 1024 }).key('retrieval_max_bytes').or(40_000),
+  retrievalMaxBytes: integer({ min: 1024 })
+    .key('retrieval_max_bytes')
+    .or(40_000)
+    .doc('a larger cg_expand result is sliced'),
   /**
    * The variable holding the proxy's token (never the token itself): what GET /expand asks of a
    * caller when the proxy listens beyond loopback.
    */
-  tokenEnv: string().key('token_env').or('CG_PROXY_TOKEN'),
+  tokenEnv: string()
+    .key('token_env')
+    .or('CG_PROXY_TOKEN')
+    .doc("the variable holding GET /expand's token beyond loopback"),
 });
 export type ProxyConfig = ConfigOf<typeof PROXY_CONFIG>;
 

@@ -20,15 +20,19 @@ const PREFIX_RE = /^[!-)+->@-Z^-~]{1,64}$/;
 
 /** The keys, merged into config.ts's store section. */
 export const REDIS_FIELDS = {
-  url: string().check(redisUrlProblem).optional(),
+  url: string().check(redisUrlProblem).optional().doc('a shared Redis store (CG_STORE_URL wins)', '— (disk)'),
   prefix: string()
     .check((p) =>
       PREFIX_RE.test(p) ? undefined : 'expected 1 to 64 printable characters without spaces or * ? [ ] \\',
     )
-    .or('cg:'),
-  timeoutMs: integer({ min: 50, max: 600_000 }).key('timeout_ms').or(2000),
-  fallback: boolean().or(false),
-  cache: boolean().or(false),
+    .or('cg:')
+    .doc('Redis key prefix (one per team on a shared server)'),
+  timeoutMs: integer({ min: 50, max: 600_000 })
+    .key('timeout_ms')
+    .or(2000)
+    .doc('bound on connecting and each command (+100 ms a MiB)'),
+  fallback: boolean().or(false).doc('stash locally while Redis is unreachable'),
+  cache: boolean().or(false).doc('keep what expand read from Redis locally too'),
 };
 
 const REDIS = section(REDIS_FIELDS);

@@ -7,16 +7,19 @@
  *   3. failure locations (`path/file.ext:12`, `line 12`);
  *   4. the rest, from the top.
  * Kept lines stay in their order; each run of dropped lines becomes one `... (N lines omitted)`
- * line. A kept line longer than MAX_LINE characters is cut to its start and `...` (the form a
+ * line (one or two blank lines stay as they are). A kept line longer than MAX_LINE characters is cut to its start and `...` (the form a
  * failure line may be kept in, src/dsl/failure-lines.ts). What is kept of worth 1-4 fits the budget
  * counted exactly; worth-0 lines are kept even past it, and then the result may be over (the
- * caller says so). Time is linear in the text plus one count per line considered; a line is only
- * counted until the budget is full.
+ * caller says so). Time is linear in the text plus one count per line considered; lines are only
+ * counted until the budget is full (MAX_MISSES lines of a worth that do not fit end that worth).
  */
 import { hasSignal } from './signal.js';
 
 /** Characters a kept line keeps before it is cut to `...`. */
 export const MAX_LINE = 400;
+
+/** Lines of one worth that did not fit, after which the rest of that worth is not tried. */
+const MAX_MISSES = 64;
 
 const LOCATION = /[\w./\\-]+\.[A-Za-z]\w*:\d+|\bline \d+\b/;
 
@@ -69,10 +72,14 @@ export async function fitLines(text: string, o: FitOptions): Promise<Fitted> {
   // An omission line costs about this many tokens; every kept line may open one gap.
   const GAP = 8;
   outer: for (let w = 1; w < byWorth.length; w++) {
+    let misses = 0;
     for (const i of byWorth[w]!) {
       const cost = (await o.count(clip(lines[i]!))) + 1 + GAP;
       if (used + cost > o.budget) {
         if (w === 4) break outer;
+        // A shorter line of the class may still fit, but a log of a million error lines is not
+        // counted line by line once the budget is as good as full.
+        if (++misses > MAX_MISSES) break;
         continue;
       }
       keep[i] = 1;
@@ -92,16 +99,24 @@ export async function fitLines(text: string, o: FitOptions): Promise<Fitted> {
 
 function render(lines: readonly string[], keep: Uint8Array, endsNl: boolean): { text: string; kept: number } {
   const out: string[] = [];
-  let gap = 0;
+  let gapFrom = -1;
   let kept = 0;
+  const close = (to: number) => {
+    if (gapFrom === -1) return;
+    // A gap of blank lines only is cheaper as those lines than as an omission line.
+    let blank = to - gapFrom <= 2;
+    for (let j = gapFrom; blank && j < to; j++) blank = lines[j]!.trim() === '';
+    if (blank) for (let j = gapFrom; j < to; j++) out.push(lines[j]!);
+    else out.push(`... (${to - gapFrom} lines omitted)`);
+    gapFrom = -1;
+  };
   for (let i = 0; i < lines.length; i++) {
     if (keep[i] === 1) {
-      if (gap > 0) out.push(`... (${gap} lines omitted)`);
-      gap = 0;
+      close(i);
       out.push(clip(lines[i]!));
       kept++;
-    } else gap++;
+    } else if (gapFrom === -1) gapFrom = i;
   }
-  if (gap > 0) out.push(`... (${gap} lines omitted)`);
+  close(lines.length);
   return { text: out.join('\n') + (endsNl ? '\n' : ''), kept };
 }

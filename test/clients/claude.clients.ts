@@ -232,6 +232,25 @@ describe.skipIf(skip !== undefined)(
       expect(expand(withCg.world, readKey!)).toBe(raw.results[6]!.text);
     });
 
+    it('shows each kept line of an outlined Read once, with its true line number, and the first line', () => {
+      const i = SESSION.findIndex((s) => s.kind === 'read');
+      const file = readFileSync(join(withCg.world.work, 'src/big.py'), 'utf8').split('\n');
+      const shown = withCg.results[i]!.text.split('\n').filter((l) => /^\d+\t/.test(l));
+      expect(markersIn(withCg.results[i]!.text).length).toBeGreaterThan(0);
+      expect(shown[0]).toBe(`1\t${file[0]}`);
+      let kept = 0;
+      for (const l of shown) {
+        const [, n, text] = /^(\d+)\t(.*)$/.exec(l)!;
+        expect(/^\d+\t/.test(text!), l).toBe(false);
+        if (text === '' || text!.includes('<<cg:') || /^\s*(\.\.\.|…)/.test(text!)) continue;
+        // A kept line is the file's line of that number (a signature may have its arguments elided).
+        const own = file[Number(n) - 1]!;
+        expect(text === own || own.startsWith(text!.replace(/\(\.\.\.\).*$/, '(')), l).toBe(true);
+        kept++;
+      }
+      expect(kept).toBeGreaterThan(5);
+    });
+
     it('hands the model the original through the cg_expand MCP tool', () => {
       const i = SESSION.findIndex((s) => s.kind === 'expand');
       const key = markersIn(

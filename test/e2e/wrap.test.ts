@@ -102,11 +102,14 @@ describe('cg wrap claude', () => {
     await expect(fetch(`${base}/_cg/health`)).rejects.toThrow();
   });
 
-  it('re-raises the signal that killed the host', async () => {
-    const p = plan({ requests: [], selfSignal: 'SIGTERM' });
-    const r = await wrap(['claude'], envFor(p.file)).done;
-    expect(r.signal).toBe('SIGTERM');
-  });
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(
+    're-raises the %s that killed the host',
+    async (signal) => {
+      const p = plan({ requests: [], selfSignal: signal });
+      const r = await wrap(['claude'], envFor(p.file)).done;
+      expect(r.signal).toBe(signal);
+    },
+  );
 
   it('passes a SIGTERM sent to cg on to the host, and stops the proxy', async () => {
     const p = plan({ requests: [], hang: true, onTerm: 42 });

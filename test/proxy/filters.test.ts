@@ -228,7 +228,13 @@ describe('cg proxy filters the newest outputs', () => {
     );
     const [again, second] = responsesResults(up.requests.at(-1)!.body);
     expect(again).toBe(first);
-    expect(await tokens.count(second!)).toBeLessThan(await tokens.count(status));
+    const whole = `Exit code: 0\nWall time: 1.2 seconds\nOutput:\n${status}`;
+    expect(await tokens.count(second!)).toBeLessThan(await tokens.count(whole));
+    // Selected by the command inside `bash -lc`, not by a guess from the output's first lines.
+    const notes = proxy.compacted
+      .at(-1)!
+      .events.filter((e) => e.component === 'cmdfilter' && e.action === 'rewrite');
+    expect(notes.map((e) => e.note?.split(':')[0])).toEqual(['filter git-status']);
   });
 
   it('leaves older outputs of a conversation first seen mid-way as they came; only the newest turn is filtered', async () => {
@@ -271,6 +277,20 @@ describe('cg proxy filters the newest outputs', () => {
       expect(out).toContain('shutdown complete: 4000 requests, 4 errors');
       const key = /<<cg:([0-9a-f]{16})>>/.exec(out!)![1]!;
       expect(String(await proxy.store.get(key))).toBe(original);
+      // Sent again as it was on the next turn.
+      const next =
+        path === '/v1/messages'
+          ? anthropicBody([
+              { command: 'cat big.log', output: log },
+              { command: 'git status', output: gitStatus() },
+            ])
+          : responsesBody([
+              { command: 'cat big.log', output: log, exit: 0 },
+              { command: 'git status', output: gitStatus(), exit: 0 },
+            ]);
+      await send(proxy.url, path, next, headers);
+      const again = up.requests.at(-1)!.body;
+      expect((path === '/v1/messages' ? anthropicResults(again) : responsesResults(again))[0]).toBe(out);
     });
   }
 

@@ -73,3 +73,15 @@ describe('CG_STORE_URL=none', () => {
     expect(openStore(cfg, { CG_STORE_DIR: '/tmp/x', CG_STORE_URL: 'none' }).dir).toBe('/tmp/x');
   });
 });
+
+describe('doctor on what the hooks cannot reach', () => {
+  it('says, beside an installed Claude Code hook, that failing runs reach the model whole and cg wrap reaches them', async () => {
+    const report = await installed().run();
+    const claude = report.hosts.find((h) => h.host === 'claude')!;
+    const gap = claude.checks.find((c) => c.detail.includes('PostToolUseFailure'));
+    expect(gap?.status).toBe('warn');
+    expect(gap?.detail).toMatch(/failing Bash run .* whole in hooks mode.*`cg wrap claude`/);
+    // A warning, not a failure: the hook itself works.
+    expect(report.hosts.find((h) => h.host === 'codex')!.checks).toEqual([]);
+  });
+});

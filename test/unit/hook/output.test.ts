@@ -134,18 +134,18 @@ describe('Claude Code PostToolUse replacement', () => {
     ).toBeUndefined();
   });
 
-  it("replaces a Read's content inside Read's own file object", async () => {
-    const code = lines(
+  it("replaces a Read's content inside Read's own file object, each kept line at its own line number", async () => {
+    const code = `"""Rules."""\n${lines(
       300,
       (i) => `def rule_${i}(x):\n    total = x * ${i}\n    total += ${i}\n    return total\n`,
-    );
+    )}`;
     const { json, w } = await answer('claude', {
       hook_event_name: 'PostToolUse',
       tool_name: 'Read',
       tool_input: { file_path: '/p/src/rules.py' },
       tool_response: {
         type: 'text',
-        file: { filePath: '/p/src/rules.py', content: code, numLines: 1500, startLine: 1, totalLines: 1500 },
+        file: { filePath: '/p/src/rules.py', content: code, numLines: 1501, startLine: 1, totalLines: 1501 },
       },
     });
     const updated = json.hookSpecificOutput.updatedToolOutput;
@@ -153,15 +153,39 @@ describe('Claude Code PostToolUse replacement', () => {
     expect(updated.file.filePath).toBe('/p/src/rules.py');
     expect(updated.file.content.length).toBeLessThan(code.length * 0.75);
     expect(updated.file.numLines).toBe(updated.file.content.split('\n').length);
-    // Each kept line carries the file's own line number, whatever was cut before it.
-    const kept = updated.file.content.split('\n').find((l: string) => l.includes('def rule_7('));
-    expect(kept).toMatch(/^36\tdef rule_7\(x\):$/);
+    expect(updated.file.startLine).toBe(1);
+    // Claude Code numbers the content from startLine: each kept line must sit at its own number,
+    // and carry no number of cg's (the model would read two).
+    const shown = updated.file.content.split('\n');
+    const original = code.split('\n');
+    expect(shown[0]).toBe('"""Rules."""');
+    const at = shown.findIndex((l: string) => l.includes('def rule_7('));
+    expect(at + 1).toBe(original.findIndex((l) => l.startsWith('def rule_7(')) + 1);
+    expect(shown[at]).toBe('def rule_7(x):');
+    expect(shown.some((l: string) => /^\d+\t/.test(l))).toBe(false);
+    for (const [i, l] of shown.entries())
+      if (l !== '' && !l.includes('<<cg:') && !/^\s*(\.\.\.|…)/.test(l)) expect(l).toBe(original[i]);
     // The stash is the read as the model would have seen it: every line with its number.
     const numberedRead = code
       .split('\n')
       .map((l, i) => `${i + 1}\t${l}`)
       .join('\n');
     expect((await w.store.get(marker(updated.file.content)!))!.toString('utf8')).toBe(numberedRead);
+  });
+
+  it('lays an outline of a read from line 40 at lines 40 on, the first line of the read kept', async () => {
+    const { atTrueLines } = await import('../../../src/hosts/claude.js');
+    const original = ['a0', 'a1', 'a2', 'a3', 'a4', 'a5'].join('\n');
+    const outline = ['41\t...', '43\ta3', '45\ta5', '<<cg:0123456789abcdef>>'].join('\n');
+    expect(atTrueLines(outline, original, 40).split('\n')).toEqual([
+      'a0',
+      '...',
+      '',
+      'a3',
+      '',
+      'a5',
+      '<<cg:0123456789abcdef>>',
+    ]);
   });
 
   it('replaces Grep content, Glob and Grep file lists, and WebFetch results in their own fields', async () => {

@@ -41,7 +41,7 @@ describe('the OpenAI Responses reader', () => {
   });
 
   it('takes the tool name, command and path from the call with the same call_id', () => {
-    expect(t.outputs[0]).toMatchObject({ toolName: 'shell', command: 'bash -lc make', isError: false });
+    expect(t.outputs[0]).toMatchObject({ toolName: 'shell', command: 'make', isError: false });
     expect(t.outputs[1]).toMatchObject({ toolName: 'apply_patch' });
     expect(t.outputs[1]).not.toHaveProperty('command');
     expect(t.outputs[3]).toMatchObject({ toolName: 'read_file', path: 'a.c' });
@@ -53,7 +53,7 @@ describe('the OpenAI Responses reader', () => {
       { role: 'assistant', text: 'Looking.' },
       { role: 'assistant', text: '' },
       // A call after a reasoning item, and every output, cannot open a kept run of messages.
-      { role: 'assistant', text: '[function_call shell: bash -lc make]', boundToPrevious: true },
+      { role: 'assistant', text: '[function_call shell: make]', boundToPrevious: true },
       { role: 'tool', text: 'make: *** [all] Error 2', boundToPrevious: true },
       { role: 'assistant', text: '[custom_tool_call apply_patch]' },
       { role: 'tool', text: 'Done!\nM a.c', boundToPrevious: true },

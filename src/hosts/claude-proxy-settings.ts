@@ -7,7 +7,7 @@
  * loopback URL (one cg could have written) and leaves ENABLE_TOOL_SEARCH, which the user may want.
  */
 import { type Edit, removeMember, setMember, valueAt } from '../hook/settings.js';
-import { DEFAULT_PROXY_URL } from './setup.js';
+import { DEFAULT_PROXY_URL } from '../proxy/setup.js';
 
 /** The proxy URL from `--proxy [url]` (commander gives true for the bare flag). */
 export function proxyUrlOf(flag: string | boolean | undefined): string {

@@ -4,8 +4,9 @@
  * codex_exec, codex_vscode …) and a user-agent starting with it; Gemini CLI's user-agent names
  * `GeminiCLI`. Anything else is no host (the ledger then says nothing rather than guess).
  */
+
+import { rawHeader } from '../proxy/headers.js';
 import type { HostName } from '../stats/hosts.js';
-import { rawHeader } from './headers.js';
 
 export function clientHost(rawHeaders: readonly string[]): HostName | undefined {
   const agent = rawHeader(rawHeaders, 'user-agent') ?? '';
