@@ -6,7 +6,8 @@
 // ES module loader. The cache is used only when its header names this very bundle (the build's hash
 // on the bundle's first line) and V8 accepts it (same V8, same flags); else the bundle compiles as
 // usual. The bundle's own `import()` calls (the lazily loaded packages) come back here: a script
-// compiled by node:vm cannot run `import()` itself on Node 20.
+// compiled by node:vm cannot run `import()` itself on Node 20; re2js is compiled here the same way,
+// from a code cache of its own (requireCached).
 'use strict';
 const { readFileSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
@@ -22,20 +23,26 @@ if (utf8 || !id) source = readFileSync(bundle, 'utf8');
 // Set only by scripts/build.mjs: where to write the cache after this run (training runs).
 const cacheOut = process.env.CG_BUILD_CODE_CACHE;
 
-function readCache() {
+/** The code cache in `file` when its first line is `header`; else undefined (absent, or for another source). */
+function readCache(file, header) {
   try {
-    const data = readFileSync(`${bundle}.cache`);
-    const header = `${id}\n`;
-    return id && data.toString('latin1', 0, header.length) === header ? data.subarray(header.length) : undefined;
+    const data = readFileSync(file);
+    return data.toString('latin1', 0, header.length) === header ? data.subarray(header.length) : undefined;
   } catch {
     return undefined;
   }
 }
 
-const script = new Script(
-  `(function (exports, require, module, __filename, __dirname, __cgImport) {'use strict';${source}\n})`,
-  { filename: bundle, cachedData: readCache() },
-);
+/** After a training run (CG_BUILD_CODE_CACHE), the caches to write: [file, header, script, what]. */
+const trained = [];
+
+// The bundle is one function expression (scripts/code-cache.mjs wraps it): compiled as read, with no
+// wrapped copy of its 0.5 MB made here.
+const script = new Script(source, {
+  filename: bundle,
+  cachedData: id ? readCache(`${bundle}.cache`, `${id}\n`) : undefined,
+});
+if (cacheOut) trained.push([cacheOut, `${id}\n`, script, '']);
 const cli = { exports: {} };
 const requireHere = createRequire(bundle);
 /**
@@ -60,16 +67,50 @@ function deferred(id) {
 const bundleRequire = (id) => (DEFERRED.has(id) ? deferred(id) : requireHere(id));
 bundleRequire.resolve = requireHere.resolve;
 /**
+ * Packages the hot paths import that ship a CommonJS build with the same exports: require spares the
+ * ES module loader (resolve, link, compile without a cache: ≈ 10 ms of a compacting hook call).
+ */
+const REQUIRED = ['re2js', 'gpt-tokenizer'];
+/**
+ * Of those, the ones that are one file, compiled here with a code cache of their own the build
+ * trained (dist/<name>.cache) as it trains the bundle's: re2js, for the filters' regexes, costs
+ * ≈ 7 ms to compile and as much again to compile what a first match runs. The cache's header names
+ * the package's version and the file's size: V8 checks only a source's length, so a cache made for
+ * another release must be told apart here. Anything amiss (no package.json, no cache) is a plain require.
+ */
+const CACHED = new Set(['re2js']);
+const loaded = new Map();
+function requireCached(name) {
+  const file = requireHere.resolve(name);
+  let version;
+  try {
+    const pkg = JSON.parse(readFileSync(join(file, '..', '..', 'package.json'), 'utf8'));
+    if (pkg.name === name) version = pkg.version;
+  } catch {}
+  if (typeof version !== 'string') return requireHere(name);
+  const source = readFileSync(file, 'utf8');
+  const header = `${name}@${version}:${source.length}\n`;
+  const cacheFile = join(__dirname, '..', 'dist', `${name}.cache`);
+  const wrapped = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData: readCache(cacheFile, header),
+  });
+  const mod = { exports: {} };
+  wrapped.runInThisContext()(mod.exports, createRequire(file), mod, file, join(file, '..'));
+  if (cacheOut) trained.push([join(cacheOut, '..', `${name}.cache`), header, wrapped, ` (${name})`]);
+  return mod.exports;
+}
+function requirePackage(specifier) {
+  if (!CACHED.has(specifier)) return requireHere(specifier);
+  if (!loaded.has(specifier)) loaded.set(specifier, requireCached(specifier));
+  return loaded.get(specifier);
+}
+/**
  * The bundle's `import()`. A builtin (`node:zlib`, `node:child_process`) or a REQUIRED package comes
  * from require, as a namespace-like object (its exports, and the same as `default`), which spares
  * starting the ES module loader for it; a file beside the bundle (`./ioredis.js`) is imported from
  * dist/, as the bundle would have; any other package is imported.
  */
-/**
- * Packages the hot paths import that ship a CommonJS build with the same exports: require spares the
- * ES module loader (resolve, link, compile without a cache: ≈ 10 ms of a compacting hook call).
- */
-const REQUIRED = ['re2js', 'gpt-tokenizer'];
 function importFor(specifier) {
   if (specifier.startsWith('node:')) {
     return Promise.resolve().then(() => {
@@ -82,7 +123,7 @@ function importFor(specifier) {
   }
   if (REQUIRED.some((name) => specifier === name || specifier.startsWith(`${name}/`))) {
     return Promise.resolve().then(() => {
-      const exports = requireHere(specifier);
+      const exports = requirePackage(specifier);
       return Object.create(exports, { default: { value: exports, enumerable: true } });
     });
   }
@@ -109,8 +150,10 @@ cli.exports.main(process.argv.slice(2)).then(
     process.exitCode = code;
     if (!cacheOut) return;
     // The build chains its training runs through this file: say so if V8 refused the last one's.
-    if (script.cachedDataRejected) process.stderr.write('cg: code cache rejected\n');
-    writeFileSync(cacheOut, Buffer.concat([Buffer.from(`${id}\n`), script.createCachedData()]));
+    for (const [file, header, compiled, what] of trained) {
+      if (compiled.cachedDataRejected) process.stderr.write(`cg: code cache rejected${what}\n`);
+      writeFileSync(file, Buffer.concat([Buffer.from(header), compiled.createCachedData()]));
+    }
   },
   (err) => {
     process.stderr.write(`cg: internal error: ${err instanceof Error ? err.message : String(err)}\n`);

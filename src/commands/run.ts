@@ -22,14 +22,7 @@ import { commandLine } from '../run/quote.js';
 import { startCommand } from '../run/spawn.js';
 import { type Spinner, startSpinner } from '../run/spinner.js';
 import { isTerminal } from '../terminal.js';
-import {
-  type CompressFlags,
-  compactAndWrite,
-  isCodedError,
-  prepareCompaction,
-  recordReport,
-  terminalFooter,
-} from './compress.js';
+import type { CompressFlags } from './compress.js';
 import { rawOutputNotice, rawOutputReason } from './raw-output.js';
 
 export interface RunFlags extends CompressFlags {
@@ -42,8 +35,11 @@ export const SPOOL_CAP = 64 * 1024 * 1024;
 
 type Prepared = { config: CgConfig } | { problem: string };
 
+type Compress = typeof import('./compress.js');
+
 /** The config and names, loaded while the command runs; a failure becomes the line to print. */
-async function prepare(flags: RunFlags): Promise<Prepared> {
+async function prepare(compress: Promise<Compress>, flags: RunFlags): Promise<Prepared> {
+  const { isCodedError, prepareCompaction } = await compress;
   try {
     return { config: await prepareCompaction(flags) };
   } catch (err) {
@@ -73,8 +69,11 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
     return started.code;
   }
   const { capture } = started;
+  // The compaction's modules (config, components, engine) initialise while the command runs, not
+  // before it starts: imported with this module, they held up every command's start.
+  const compress = import('./compress.js');
   // Checked when output goes raw too (CG_DISABLE=1 aside): a typo is a problem wherever stdout points.
-  const prepared = process.env.CG_DISABLE !== '1' ? prepare(flags) : undefined;
+  const prepared = process.env.CG_DISABLE !== '1' ? prepare(compress, flags) : undefined;
   // A broken config means raw output: let it flow now rather than after the command ends.
   void prepared?.then((p) => {
     if ('problem' in p) capture.stream();
@@ -112,6 +111,7 @@ export async function runSubcommand(argv: readonly string[], flags: RunFlags): P
     warn(`output passed ${SPOOL_CAP / (1024 * 1024)} MB (${capture.bytes} bytes): streamed through raw`);
     return code;
   }
+  const { compactAndWrite, recordReport, terminalFooter } = await compress;
   const report = await compactAndWrite({ bytes: capture.takeOutput() }, { ...flags, command }, ready.config);
   // A broken filter file: the output went through unchanged; say why, keep the command's exit code.
   if (report?.error) warn(report.error.message);

@@ -10,13 +10,14 @@
  */
 import { createRequire } from 'node:module';
 
-const load = createRequire(import.meta.url);
 let collector: (() => void) | null | undefined;
 
 /** The collector, or null where it cannot be had. */
 export function exposedGc(): (() => void) | null {
   if (collector !== undefined) return collector;
   try {
+    // Made here, not as the module loads: every start-up loads this module, few collect.
+    const load = createRequire(import.meta.url);
     (load('node:v8') as typeof import('node:v8')).setFlagsFromString('--expose-gc');
     const gc: unknown = (load('node:vm') as typeof import('node:vm')).runInNewContext(
       'typeof gc === "function" ? gc : null',

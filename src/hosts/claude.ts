@@ -93,7 +93,7 @@ export function atTrueLines(compacted: string, original: string, startLine: numb
     } else notes.push({ after: at, text: line });
   }
   slots.length = Math.max(slots.length, 1);
-  if (slots[0] === undefined || /^\s*(\.\.\.|…)/.test(slots[0])) {
+  if (slots[0] === undefined || /^\s*(\.\.\.|\u2026)/.test(slots[0])) {
     // The read's first line stays: an elision the outline put there moves to the next free line.
     if (slots[0] !== undefined) notes.unshift({ after: 0, text: slots[0] });
     slots[0] = lines[0];

@@ -5,7 +5,7 @@
  * the descriptor without Node's stream machinery.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers.js';
@@ -92,7 +92,7 @@ describe('start-up', () => {
     expect(readdirSync(join(dir, 'state', 'pending')).some((n) => n.endsWith('.pend'))).toBe(true);
   });
 
-  it('a compacting hook call loads re2js and gpt-tokenizer through require, sparing the ES module loader', () => {
+  it('a compacting hook call loads re2js (compiled by the launcher) and gpt-tokenizer through require, sparing the ES module loader', () => {
     const log = Array.from(
       { length: 200 },
       (_, i) => `2026-11-01T08:00:${i % 60} INFO [w-${i % 8}] id=${i * 7919}`,
@@ -108,7 +108,8 @@ describe('start-up', () => {
     const r = traceLoads(['hook', 'claude'], payload);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.updatedToolOutput.stdout).toMatch(/<<cg:[0-9a-f]{16}>>/);
-    expect(r.loaded).toContain('LOAD re2js');
+    // re2js is compiled by the launcher with its own code cache (the test below), not by require.
+    expect(r.loaded).not.toContain('LOAD re2js');
     expect(r.loaded).toContain('LOAD gpt-tokenizer/encodingParams/constants');
     expect(r.loaded).not.toMatch(/LOAD file:.*node_modules/);
   });
@@ -144,5 +145,58 @@ describe('start-up', () => {
     writeFileSync(install.cache, Buffer.concat([Buffer.from(id), Buffer.alloc(good.length - 17, 7)]));
     const out = join(tempDir(), 'cache');
     expect(run(install.bin, [], 'hi\n', { CG_BUILD_CODE_CACHE: out }).err).toBe('cg: code cache rejected\n');
+  });
+
+  it('re2js compiles from the code cache the build made for it; one for another release, a damaged one and none change nothing', () => {
+    const log = Array.from(
+      { length: 200 },
+      (_, i) => `2026-11-01T08:00:${i % 60} INFO [w-${i % 8}] id=${i * 7919}`,
+    );
+    const payload = JSON.stringify({
+      session_id: 's',
+      cwd: ROOT,
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'cat app.log' },
+      tool_response: { stdout: log.join('\n'), stderr: '', interrupted: false, isImage: false },
+    });
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', 're2js', 'package.json'), 'utf8'));
+    const length = readFileSync(join(ROOT, 'node_modules', 're2js', 'build', 'index.cjs'), 'utf8').length;
+    const header = `re2js@${pkg.version}:${length}\n`;
+    const good = readFileSync(join(ROOT, 'dist', 're2js.cache'));
+    expect(good.toString('latin1', 0, header.length)).toBe(header);
+    const expected = run(BIN, ['hook', 'claude'], payload);
+    expect(expected.code).toBe(0);
+    expect(JSON.parse(expected.out).hookSpecificOutput.updatedToolOutput.stdout).toMatch(
+      /<<cg:[0-9a-f]{16}>>/,
+    );
+
+    const install = installCopy();
+    symlinkSync(join(ROOT, 'node_modules'), join(install.bin, '..', '..', 'node_modules'));
+    const cache = join(install.bin, '..', '..', 'dist', 're2js.cache');
+    const damaged = Buffer.concat([Buffer.from(header), Buffer.alloc(good.length - header.length, 7)]);
+    const variants: [string, Buffer | undefined][] = [
+      [
+        'another release',
+        Buffer.concat([Buffer.from(`re2js@0.0.1:${length}\n`), good.subarray(header.length)]),
+      ],
+      ['damaged', damaged],
+      ['missing', undefined],
+    ];
+    for (const [name, data] of variants) {
+      if (data) writeFileSync(cache, data);
+      else rmSync(cache);
+      const r = run(install.bin, ['hook', 'claude'], payload);
+      expect(r.code, name).toBe(0);
+      expect(r.err, name).toBe('');
+      // The marker's key depends on the store only: the same original, the same key.
+      expect(r.out, name).toBe(expected.out);
+    }
+    // V8 itself refuses the damaged one (the header matched): the launcher compiled the source.
+    writeFileSync(cache, damaged);
+    const out = join(tempDir(), 'cache');
+    const trained = run(install.bin, ['hook', 'claude'], payload, { CG_BUILD_CODE_CACHE: out });
+    expect(trained.err).toBe('cg: code cache rejected (re2js)\n');
+    expect(readFileSync(join(out, '..', 're2js.cache'), 'latin1').startsWith(header)).toBe(true);
   });
 });
