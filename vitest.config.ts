@@ -1,10 +1,24 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Two projects: `fast` is what `npm test` runs (a cross-section of every module, minutes on a
+// 2-core machine); `slow` is every *.slow.test.ts (memory bounds, large inputs, corpus sweeps,
+// Redis, the haproxy fleet, Chromium, the biggest goldens), run by `npm run test:slow`; CI and
+// `npm run test:all` run both. Every run has its own HOME/XDG/TMPDIR (test/setup/private-home.ts).
+const SLOW = 'test/**/*.slow.test.ts';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/setup/private-home.ts'],
+    setupFiles: ['test/setup/temp-dirs.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'fast', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, SLOW] },
+      },
+      { extends: true, test: { name: 'slow', include: [SLOW] } },
+    ],
   },
 });

@@ -8,18 +8,20 @@
  * `import()` (vitest rewrites those) — and reaches modules only through `load`. `import type` only.
  *
  * Limits: time by QuickJS's interrupt handler (polled only every ~10k bytecode steps, so sandbox.ts
- * also terminates the worker). Memory by a capped WebAssembly.Memory: QuickJS's own accounting is
+ * also terminates the worker), counted in this thread's CPU time where Linux reports it (see
+ * sandbox-clock.ts: a busy machine must not fail a correct program), else on the wall clock. Memory by a capped WebAssembly.Memory: QuickJS's own accounting is
  * broken in this Emscripten build (8 bytes counted per allocation: quickjs-emscripten #255, #271).
  * Stack by setMaxStackSize, and for deep native recursion by V8's stack (a host RangeError).
  */
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten';
 import type { RE2JS } from 're2js';
-import type { SandboxJob, SandboxReply } from './sandbox.js';
+import type { SandboxJob, SandboxMessage, SandboxReply } from './sandbox.js';
 
 export async function sandboxWorkerMain(load: (specifier: string) => Promise<unknown>): Promise<void> {
   const threads = (await load('node:worker_threads')) as typeof import('node:worker_threads');
+  const fs = (await load('node:fs')) as typeof import('node:fs');
   const job = threads.workerData as SandboxJob;
-  const post = (reply: SandboxReply): void => threads.parentPort?.postMessage(reply);
+  const post = (message: SandboxMessage): void => threads.parentPort?.postMessage(message);
   const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim().slice(0, 300);
   const errText = (e: unknown): string => oneLine(e instanceof Error ? `${e.name}: ${e.message}` : String(e));
   const cjs = <T>(m: unknown): T => ((m as { default?: T }).default ?? m) as T; // a CJS package by URL
@@ -53,13 +55,30 @@ export async function sandboxWorkerMain(load: (specifier: string) => Promise<unk
   const rt = ctx.runtime;
   rt.setMemoryLimit(job.memoryBytes); // its accounting is broken, but it refuses one oversized block
   rt.setMaxStackSize(job.stackBytes);
+  // ---- the clock: this thread's CPU ms (Linux /proc), else the wall's ----
+  const cpuNow = (): number | undefined => {
+    try {
+      const ns = Number(fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]);
+      return Number.isFinite(ns) ? ns / 1e6 : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const onCpu = cpuNow() !== undefined;
+  const clock = (): number => (onCpu ? (cpuNow() ?? Date.now()) : Date.now());
   let deadline = Number.POSITIVE_INFINITY;
   let expired = false; // the deadline has passed (sticky)
   let halted = false; // the run is over: no program code may run again (a getter on a thrown object)
-  rt.setInterruptHandler(() => {
-    if (Date.now() > deadline) expired = true;
-    return expired || halted;
-  });
+  let lookedAt = 0; // reading /proc costs ~10 µs: look at most every few wall ms, not at every poll
+  const overdue = (): boolean => {
+    const wall = Date.now();
+    if (!expired && wall - lookedAt >= 5) {
+      lookedAt = wall;
+      if (clock() > deadline) expired = true;
+    }
+    return expired;
+  };
+  rt.setInterruptHandler(() => overdue() || halted);
 
   // The library's C→host call path costs ~12 µs a call (generator-based, for its asyncify builds);
   // a filter may call re_match once per line of 100k. This equivalent synchronous path costs ~2 µs.
@@ -122,8 +141,7 @@ export async function sandboxWorkerMain(load: (specifier: string) => Promise<unk
   };
   const args = (fn: string, p?: QuickJSHandle, t?: QuickJSHandle, f?: QuickJSHandle) => {
     // Helpers run on the host, where QuickJS cannot interrupt them: they check the clock themselves.
-    if (Date.now() > deadline) expired = true;
-    if (expired) throw new Error(`${fn}: interrupted, the time limit has passed`);
+    if (overdue()) throw new Error(`${fn}: interrupted, the time limit has passed`);
     const re = compile(fn, str(fn, 'pattern', p), str(fn, 'flags', f, true));
     return { re, text: str(fn, 'text', t), n: re.groupCount() };
   };
@@ -235,7 +253,16 @@ export async function sandboxWorkerMain(load: (specifier: string) => Promise<unk
       const r = ctx.evalCode(code, 'filter.js', { type: 'global', compileOnly });
       return r.error ? { ok: false, reason: failure(keep(r.error), compileOnly) } : keep(r.value);
     };
-    deadline = Date.now() + job.timeoutMs;
+    const start = clock();
+    deadline = start + job.timeoutMs;
+    // The host's backstop counts from here, on the same clock (its thread id names our CPU time).
+    let tid: number | undefined;
+    try {
+      tid = onCpu ? Number(fs.readFileSync('/proc/thread-self/stat', 'utf8').split(' ')[0]) : undefined;
+    } catch {
+      // then the host's backstop is on the wall
+    }
+    post({ started: { cpuMs: start, ...(tid !== undefined && tid > 0 ? { tid } : {}) } });
     // Same input, same bytes: chance and the clock are fixed inside the sandbox.
     const fixed = run(DETERMINISM);
     if ('ok' in fixed) return fixed;
@@ -271,7 +298,7 @@ export async function sandboxWorkerMain(load: (specifier: string) => Promise<unk
     const reason = overflow ? 'program overflowed the stack' : oom ? 'program ran out of memory' : undefined;
     reply = { ok: false, reason: reason ?? `sandbox unavailable: ${errText(e)}` };
   }
-  post(reply);
+  post(onCpu ? { ...reply, cpuMs: Math.round((cpuNow() ?? 0) - (deadline - job.timeoutMs)) } : reply);
   // After posting, so a dispose that trips over a broken heap cannot cost the answer.
   try {
     for (const h of handles) if (h.alive) h.dispose();

@@ -12,10 +12,14 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { Worker } from 'node:worker_threads';
+import { threadCpuMs, watchCpuBudget } from './sandbox-clock.js';
 import { sandboxWorkerMain } from './sandbox-worker.js';
 
 export interface SandboxLimits {
-  /** Program time, enforced by QuickJS; the worker is killed 1 s after it. Default 2000. */
+  /**
+   * Program time in ms, enforced by QuickJS; the worker is killed 1 s after it. Counted in the worker
+   * thread's CPU time where Linux reports it (sandbox-clock.ts), else on the wall. Default 2000.
+   */
   timeoutMs: number;
   /** Cap on the interpreter's memory (floor 16 MiB). Default max(64 MiB, 16 bytes per input char). */
   memoryBytes?: number;
@@ -23,9 +27,10 @@ export interface SandboxLimits {
   stackBytes: number;
 }
 
+/** `ms` is wall time from the call; `cpuMs` the program's CPU time, where the platform reports it. */
 export type SandboxResult =
-  | { ok: true; text: string; ms: number }
-  | { ok: false; reason: string; ms: number };
+  | { ok: true; text: string; ms: number; cpuMs?: number }
+  | { ok: false; reason: string; ms: number; cpuMs?: number };
 
 /** The worker's workerData; the URLs are of the installed packages, resolved here. */
 export interface SandboxJob {
@@ -40,11 +45,21 @@ export interface SandboxJob {
 }
 
 /** What the worker posts back, exactly once. */
-export type SandboxReply = { ok: true; text: string } | { ok: false; reason: string };
+export type SandboxReply = ({ ok: true; text: string } | { ok: false; reason: string }) & { cpuMs?: number };
+/** Posted first, as the program starts: the clock reading its budget counts from, and whose clock. */
+export interface SandboxStarted {
+  started: { cpuMs: number; tid?: number };
+}
+export type SandboxMessage = SandboxReply | SandboxStarted;
 
 const MiB = 1024 * 1024;
 /** Grace after the program's deadline before the worker is terminated from here. */
 const BACKSTOP_MS = 1000;
+/**
+ * Loading QuickJS in the worker runs none of the program, so it is not on the program's budget; this
+ * only ends a worker that never starts (a wall-clock bound far beyond any load a machine can carry).
+ */
+const STARTUP_MS = 60_000;
 
 // The `load` argument is a string so no transform (vitest's module runner, esbuild) rewrites the
 // `import()` in it: the worker's own loader must run it. Do not bundle with keepNames, nor lower
@@ -112,23 +127,48 @@ export async function runFilterProgram(
 
   return new Promise<SandboxResult>((resolve) => {
     let settled = false;
+    const timedOut = (cpuMs?: number): SandboxReply => ({
+      ok: false,
+      reason: `program timed out after ${timeoutMs} ms`,
+      ...(cpuMs !== undefined ? { cpuMs: Math.round(cpuMs) } : {}),
+    });
     const finish = (outcome: SandboxReply): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(backstop);
+      stopBackstop();
       // Listeners stay: a late 'error' with none attached would be thrown in this process.
       worker.terminate().catch(() => {});
-      resolve(outcome.ok ? { ok: true, text: outcome.text, ms: ms() } : { ...outcome, ms: ms() });
+      resolve({ ...outcome, ms: ms() });
     };
-    // QuickJS polls its deadline only every ~10k bytecode steps; a loop of slow native calls
-    // (a huge 'x'.repeat, a catastrophic regex per step) can overrun it. This cannot.
-    const backstop = setTimeout(
-      () => finish({ ok: false, reason: `program timed out after ${timeoutMs} ms` }),
-      timeoutMs + BACKSTOP_MS,
+    const startup = setTimeout(
+      () =>
+        finish({ ok: false, reason: `sandbox unavailable: the worker did not start in ${STARTUP_MS} ms` }),
+      STARTUP_MS,
     );
-    worker.on('message', (m: SandboxReply) => {
-      const valid = m?.ok === true ? typeof m.text === 'string' : typeof m?.reason === 'string';
-      finish(valid ? m : { ok: false, reason: 'sandbox unavailable: malformed reply from the worker' });
+    let stopBackstop = (): void => clearTimeout(startup);
+    // QuickJS polls its deadline only every ~10k bytecode steps; a loop of slow native calls
+    // (a huge 'x'.repeat, a catastrophic regex per step) can overrun it. This cannot: it ends the
+    // worker once the program's clock is BACKSTOP_MS past the deadline.
+    const armBackstop = ({ cpuMs, tid }: SandboxStarted['started']): void => {
+      clearTimeout(startup);
+      const limit = timeoutMs + BACKSTOP_MS;
+      if (tid !== undefined && threadCpuMs(tid) !== undefined) {
+        stopBackstop = watchCpuBudget(
+          () => threadCpuMs(tid),
+          cpuMs,
+          limit,
+          (spent) => finish(timedOut(spent)),
+        );
+      } else {
+        const wall = setTimeout(() => finish(timedOut()), limit);
+        stopBackstop = () => clearTimeout(wall);
+      }
+    };
+    worker.on('message', (m: SandboxMessage) => {
+      if (m && 'started' in m && typeof m.started?.cpuMs === 'number') return armBackstop(m.started);
+      const r = m as SandboxReply;
+      const valid = r?.ok === true ? typeof r.text === 'string' : typeof r?.reason === 'string';
+      finish(valid ? r : { ok: false, reason: 'sandbox unavailable: malformed reply from the worker' });
     });
     worker.on('error', (e: Error & { code?: string }) =>
       finish({

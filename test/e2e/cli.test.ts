@@ -245,7 +245,9 @@ describe('cg CLI surface', () => {
     ].join('\n');
     let out: string;
     try {
-      out = execFileSync('python3', ['-c', script, process.execPath, BIN], { encoding: 'utf8' });
+      // Its own state directory: a run's ledger is the test's, not the user's.
+      const env = { ...process.env, CG_STATE_DIR: join(tempDir(), 'state') };
+      out = execFileSync('python3', ['-c', script, process.execPath, BIN], { encoding: 'utf8', env });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // no python3 on this machine
       throw err;

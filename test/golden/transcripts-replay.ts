@@ -1,5 +1,5 @@
 /**
- * The replay check shared by transcripts.test.ts and transcripts-large.test.ts: each Claude Code
+ * The replay check shared by transcripts.test.ts and transcripts-large.slow.test.ts: each Claude Code
  * session of the corpus is replayed turn by turn through `--preset agent` with one session record
  * and one fs store, exactly as an agent would send it (the request of turn k holds the messages up to
  * the k-th user message). Every turn is run, since the record must evolve as in real use, and every

@@ -1,54 +1,17 @@
 /**
  * The filter-program sandbox: a correct program's output, each RE2 helper's semantics, and every
- * way a program can misbehave — each must end with ok:false and a one-line reason, in about the
- * time limit, and leave the process able to run the next program normally.
+ * way a program can misbehave — each must end with ok:false and a one-line reason, once its time
+ * budget is spent, and leave the process able to run the next program normally. The budget is the
+ * worker thread's CPU time (Linux), so no assertion here depends on how busy the machine is: the
+ * time checked is the program's own CPU time (cpuMs), never the wall. The heavy cases (megabytes
+ * of input, the default 2 s budget, every way to loop or allocate) are in sandbox.slow.test.ts.
  */
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runFilterProgram, type SandboxLimits, type SandboxResult } from '../../../src/llm/sandbox.js';
-
-/** Short limits keep the failure cases fast; one test checks the default 2 s separately. */
-const FAST = { timeoutMs: 500 };
-
-function text(r: SandboxResult): string {
-  if (!r.ok) throw new Error(`expected ok, got: ${r.reason}`);
-  return r.text;
-}
-
-async function reasonOf(
-  program: string,
-  input = 'x',
-  limits: Partial<SandboxLimits> = FAST,
-): Promise<string> {
-  const r = await runFilterProgram(program, input, 'q', limits);
-  if (r.ok) throw new Error(`expected a failure, got ok: ${r.text.slice(0, 100)}`);
-  expect(r.reason).not.toContain('\n');
-  return r.reason;
-}
-
-/** Runs a normal program: the process and the sandbox still work after whatever came before. */
-async function expectHealthy(): Promise<void> {
-  const r = await runFilterProgram('function filter(t, q) { return t.toUpperCase() + q; }', 'ok ', '!');
-  expect(text(r)).toBe('OK !');
-}
-
-const LOG = [
-  '2024-05-01T10:00:00Z INFO  server started on :8080',
-  '2024-05-01T10:00:01Z DEBUG loaded 42 routes',
-  '2024-05-01T10:00:02Z ERROR db: connection refused (retry 1/3)',
-  '2024-05-01T10:00:03Z INFO  GET /health 200 1ms',
-  'test/api.spec.ts > returns 404 for a missing user FAIL',
-  '2024-05-01T10:00:04Z WARN  slow query: 1200ms',
-  '2024-05-01T10:00:05Z ERROR db: connection refused (retry 2/3)',
-  'Tests: 1 failed, 41 passed, 42 total',
-].join('\n');
-
-const LINE_FILTER = `
-function filter(text, query) {
-  return text.split('\\n').filter((line) => re_match('ERROR|FAIL', line)).join('\\n');
-}`;
+import { runFilterProgram } from '../../../src/llm/sandbox.js';
+import { expectHealthy, FAST, LINE_FILTER, LOG, reasonOf, text } from './sandbox-cases.js';
 
 describe('a correct program', () => {
   it('keeps the matching lines of a realistic log, in order', async () => {
@@ -66,35 +29,6 @@ describe('a correct program', () => {
   it('receives the query as its second argument and may define filter with const', async () => {
     const r = await runFilterProgram("const filter = (t, q) => q + ':' + t.length;", 'abc', 'héllo 😀');
     expect(text(r)).toBe('héllo 😀:3');
-  });
-
-  it('processes a 5 MB input with a helper call per line', async () => {
-    const lines = Array.from({ length: 100_000 }, (_, i) =>
-      i % 97 === 0 ? `line ${i} ERROR something broke here` : `line ${i} ok ${'.'.repeat(40)}`,
-    );
-    const input = lines.join('\n');
-    expect(input.length).toBeGreaterThan(5_000_000);
-    const r = await runFilterProgram(LINE_FILTER, input, '');
-    expect(text(r)).toBe(lines.filter((l) => l.includes('ERROR')).join('\n'));
-  });
-
-  it('runs several programs in parallel, each with its own answer', async () => {
-    const runs = await Promise.all([
-      runFilterProgram('function filter(t) { return t + 1; }', 'a', ''),
-      runFilterProgram('function filter(t) { for (;;) {} }', 'b', '', FAST),
-      runFilterProgram('function filter(t, q) { return q + t; }', 'c', 'q'),
-      runFilterProgram(LINE_FILTER, LOG, ''),
-      runFilterProgram('function filter(t) { return re_sub("x", "y", t); }', 'xx', ''),
-      runFilterProgram('function filter(t) { throw new Error("no"); }', 'd', ''),
-    ]);
-    expect(runs.map((r) => (r.ok ? r.text : r.reason))).toEqual([
-      'a1',
-      'program timed out after 500 ms',
-      'qc',
-      text(await runFilterProgram(LINE_FILTER, LOG, '')),
-      'yy',
-      'program threw: Error: no',
-    ]);
   });
 });
 
@@ -169,16 +103,6 @@ describe('the RE2 helpers', () => {
     expect(JSON.parse(out)).toEqual([true, false, true, false, true, false, true, false]);
   });
 
-  it('compiles a pattern once, so a per-line call on 100k lines stays fast', async () => {
-    const input = Array.from({ length: 100_000 }, (_, i) => `${i}`).join('\n');
-    const r = await runFilterProgram(
-      `function filter(t) { return String(t.split('\\n').filter((l) => re_match('7$', l)).length); }`,
-      input,
-      '',
-    );
-    expect(text(r)).toBe('10000');
-  });
-
   it('throws a catchable Error for a bad pattern, a look-around, a back-reference and a bad flag', async () => {
     const out = await inFilter(`
       const tries = [() => re_match('(a', t), () => re_sub('a(?=b)', '', t), () => re_findall('(?<!x)a', t),
@@ -203,58 +127,33 @@ describe('the RE2 helpers', () => {
 });
 
 describe('a misbehaving program', () => {
-  it('is stopped by the default 2 s limit when it loops forever', async () => {
-    const r = await runFilterProgram('function filter(t) { for (;;) {} }', 'x', '');
-    expect(r).toMatchObject({ ok: false, reason: 'program timed out after 2000 ms' });
-    expect(r.ms).toBeGreaterThanOrEqual(2000);
-    expect(r.ms).toBeLessThan(3500);
-    await expectHealthy();
-  });
-
   it.each([
     ['loops in a callback', '[1, 2].map(() => { while (true) {} }); return t;'],
-    ['loops at the top level', 'return t; } for (;;) {} function g() {'],
-    ['backtracks catastrophically in a native regex', 'return String(/(a+)+$/.test("a".repeat(40) + "b"));'],
     ['loops over slow native calls the interrupt rarely sees', "for (;;) 'x'.repeat(2e6); return t;"],
-    [
-      'keeps calling a helper, swallowing its errors',
-      'for (;;) { try { re_sub("a", "b", "a".repeat(1e5)); } catch {} }',
-    ],
   ])('times out when it %s', async (_, body) => {
-    const started = performance.now();
-    expect(await reasonOf(`function filter(t) { ${body} }`)).toBe('program timed out after 500 ms');
-    expect(performance.now() - started).toBeLessThan(500 + 1000 + 1000);
+    const r = await runFilterProgram(`function filter(t) { ${body} }`, 'x', 'q', FAST);
+    expect(r).toMatchObject({ ok: false, reason: 'program timed out after 500 ms' });
+    if (r.cpuMs !== undefined) expect(r.cpuMs).toBeGreaterThanOrEqual(500);
     await expectHealthy();
   });
 
-  it.each([
-    ['pushing megabyte strings', "let a = []; for (;;) a.push('x'.repeat(1e6));"],
-    ['pushing small objects', 'let a = []; for (let i = 0; ; i++) a.push({ i, s: String(i) });'],
-    ['allocating array buffers', 'let a = []; for (;;) a.push(new ArrayBuffer(1e7));'],
-  ])('runs out of memory %s', async (_, body) => {
-    expect(await reasonOf(`function filter(t) { ${body} }`, 'x', { timeoutMs: 5000 })).toBe(
-      'program ran out of memory',
-    );
-    await expectHealthy();
-  });
+  it.each([['pushing megabyte strings', "let a = []; for (;;) a.push('x'.repeat(1e6));"]])(
+    'runs out of memory %s',
+    async (_, body) => {
+      expect(await reasonOf(`function filter(t) { ${body} }`, 'x', { timeoutMs: 5000 })).toBe(
+        'program ran out of memory',
+      );
+      await expectHealthy();
+    },
+  );
 
-  it('is held to the memoryBytes limit, which the larger default allows', async () => {
-    const program =
-      "function filter(t) { const a = []; for (let i = 0; i < 40; i++) a.push('x'.repeat(1e6) + i); return String(a.length); }";
-    const limits = { timeoutMs: 5000 };
-    expect(text(await runFilterProgram(program, '', '', limits))).toBe('40');
-    expect(await reasonOf(program, '', { ...limits, memoryBytes: 32 * 1024 * 1024 })).toBe(
-      'program ran out of memory',
-    );
-  });
-
-  it.each([
-    ['recursing in JS', 'function f(n) { return f(n + 1) + 1; } return f(0);'],
-    ['nesting data natively', 'let a = []; for (let i = 0; i < 1e5; i++) a = [a]; return String(a);'],
-  ])('overflows the stack %s', async (_, body) => {
-    expect(await reasonOf(`function filter(t) { ${body} }`)).toBe('program overflowed the stack');
-    await expectHealthy();
-  });
+  it.each([['recursing in JS', 'function f(n) { return f(n + 1) + 1; } return f(0);']])(
+    'overflows the stack %s',
+    async (_, body) => {
+      expect(await reasonOf(`function filter(t) { ${body} }`)).toBe('program overflowed the stack');
+      await expectHealthy();
+    },
+  );
 
   it('reports what it threw', async () => {
     expect(await reasonOf("function filter(t) { throw new Error('boom'); }")).toBe(
