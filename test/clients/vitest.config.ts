@@ -10,5 +10,7 @@ export default defineConfig({
     hookTimeout: 300_000,
     pool: 'forks',
     fileParallelism: false,
+    // What each file's tempDir() calls made is removed after it, as in npm test.
+    setupFiles: [new URL('../setup/temp-dirs.ts', import.meta.url).pathname],
   },
 });
