@@ -53,7 +53,7 @@ function childrenOf(pid: number): number[] {
 }
 
 /** Polls until `test` holds; a hang guard, not a timing assertion (the deadline is generous). */
-async function until<T>(probe: () => T | undefined | false, what: string, ms = 20_000): Promise<T> {
+async function until<T>(probe: () => T | undefined | false, what: string, ms = 45_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = probe();
@@ -179,7 +179,7 @@ describe.skipIf(!HAS_PROC)('cg run and signals', () => {
     const { code, out } = await done;
     expect(code).toBe(143);
     expect(out).not.toMatch(/after/);
-    await until(() => !alive(sleep), 'sleep to end', 10_000);
+    await until(() => !alive(sleep), 'sleep to end');
   });
 
   it('sends SIGINT to the whole command, as Ctrl-C would reach a foreground job', async () => {
@@ -188,7 +188,7 @@ describe.skipIf(!HAS_PROC)('cg run and signals', () => {
     const done = exitOf(cg);
     cg.kill('SIGINT');
     expect((await done).code).toBe(130);
-    await until(() => !alive(sleep), 'sleep to end', 10_000);
+    await until(() => !alive(sleep), 'sleep to end');
   });
 
   it('takes the whole command down when cg itself is killed outright (SIGKILL, as a host timeout does)', async () => {
@@ -197,7 +197,7 @@ describe.skipIf(!HAS_PROC)('cg run and signals', () => {
     const done = exitOf(cg);
     cg.kill('SIGKILL');
     await done;
-    await until(() => !alive(sleep), 'sleep to end', 10_000);
+    await until(() => !alive(sleep), 'sleep to end');
   });
 
   it('leaves what the command put in the background running when the command ends normally', async () => {
@@ -215,10 +215,10 @@ describe.skipIf(!HAS_PROC)('cg run and signals', () => {
     const { cg, sleep } = await cgWithSleep(dir, '49');
     const done = exitOf(cg);
     cg.kill('SIGTSTP');
-    await until(() => stateOf(sleep) === 'T', 'sleep to stop', 10_000);
-    await until(() => stateOf(cg.pid!) === 'T', 'cg to stop', 10_000);
+    await until(() => stateOf(sleep) === 'T', 'sleep to stop');
+    await until(() => stateOf(cg.pid!) === 'T', 'cg to stop');
     cg.kill('SIGCONT');
-    await until(() => stateOf(sleep) === 'S', 'sleep to resume', 10_000);
+    await until(() => stateOf(sleep) === 'S', 'sleep to resume');
     cg.kill('SIGTERM');
     expect((await done).code).toBe(143);
   });
