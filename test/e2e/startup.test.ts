@@ -37,6 +37,21 @@ function run(bin: string, args: string[], input: string, env: Record<string, str
   return { code: r.status, out: r.stdout.toString(), err: r.stderr.toString() };
 }
 
+/** A Claude Code PostToolUse payload of a 200-line log: a hook call that compacts (filters, tokenizer). */
+function logHookPayload(): string {
+  const log = Array.from(
+    { length: 200 },
+    (_, i) => `2026-11-01T08:00:${i % 60} INFO [w-${i % 8}] id=${i * 7919}`,
+  );
+  return JSON.stringify({
+    session_id: 's',
+    cwd: ROOT,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'cat app.log' },
+    tool_response: { stdout: log.join('\n'), stderr: '', interrupted: false, isImage: false },
+  });
+}
 describe('start-up', () => {
   it('cg --version, cg expand KEY and cg run -- CMD start without loading commander', () => {
     const store = join(tempDir(), 'store');
@@ -93,18 +108,7 @@ describe('start-up', () => {
   });
 
   it('a compacting hook call loads re2js (compiled by the launcher) and gpt-tokenizer through require, sparing the ES module loader', () => {
-    const log = Array.from(
-      { length: 200 },
-      (_, i) => `2026-11-01T08:00:${i % 60} INFO [w-${i % 8}] id=${i * 7919}`,
-    );
-    const payload = JSON.stringify({
-      session_id: 's',
-      cwd: ROOT,
-      hook_event_name: 'PostToolUse',
-      tool_name: 'Bash',
-      tool_input: { command: 'cat app.log' },
-      tool_response: { stdout: log.join('\n'), stderr: '', interrupted: false, isImage: false },
-    });
+    const payload = logHookPayload();
     const r = traceLoads(['hook', 'claude'], payload);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).hookSpecificOutput.updatedToolOutput.stdout).toMatch(/<<cg:[0-9a-f]{16}>>/);
@@ -148,18 +152,7 @@ describe('start-up', () => {
   });
 
   it('re2js compiles from the code cache the build made for it; one for another release, a damaged one and none change nothing', () => {
-    const log = Array.from(
-      { length: 200 },
-      (_, i) => `2026-11-01T08:00:${i % 60} INFO [w-${i % 8}] id=${i * 7919}`,
-    );
-    const payload = JSON.stringify({
-      session_id: 's',
-      cwd: ROOT,
-      hook_event_name: 'PostToolUse',
-      tool_name: 'Bash',
-      tool_input: { command: 'cat app.log' },
-      tool_response: { stdout: log.join('\n'), stderr: '', interrupted: false, isImage: false },
-    });
+    const payload = logHookPayload();
     const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', 're2js', 'package.json'), 'utf8'));
     const length = readFileSync(join(ROOT, 'node_modules', 're2js', 'build', 'index.cjs'), 'utf8').length;
     const header = `re2js@${pkg.version}:${length}\n`;
