@@ -11,6 +11,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default is cores − 1, one worker on a 2-core machine, where most test time is waiting
+    // on spawned cg processes: two workers keep both cores busy (npm test 280 s → ~180 s here).
+    // test:slow passes --maxWorkers=1 (its memory and size bounds measure one process at a time).
+    maxWorkers: 2,
     globalSetup: ['test/setup/private-home.ts'],
     setupFiles: ['test/setup/temp-dirs.ts'],
     projects: [
