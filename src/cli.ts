@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { routeArgv } from './cli-route.js';
+import { type HostName, isHostName } from './hosts/names.js';
 import { FORMAT_CHOICES } from './input/transcript.js';
 import { TOKENIZERS } from './tokens.js';
 
@@ -115,8 +116,8 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       import('./presets.js'),
       import('./commands/actions.js'),
     ]);
-  const [{ HOOK_HOSTS }, { SHELLS, namesFrom }] = await Promise.all([
-    import('./commands/hook.js'),
+  const [{ HOST_NAMES, hostNamesSentence }, { SHELLS, namesFrom }] = await Promise.all([
+    import('./hosts/names.js'),
     import('./commands/completion.js'),
   ]);
   const program = new Command('cg')
@@ -397,12 +398,10 @@ Filters whose markers come back through cg expand too often are flagged "too agg
     .description(
       "an agent host's hook: reads the hook JSON on stdin; replaces tool output (claude, gemini) or wraps shell commands in cg run (codex)",
     )
-    .addArgument(
-      checkedChoices(new Argument('<host>', 'claude, codex or gemini'), 'hook', 'host', HOOK_HOSTS),
-    )
+    .addArgument(checkedChoices(new Argument('<host>', hostNamesSentence()), 'hook', 'host', HOST_NAMES))
     .option('--mcp-tool <name>', "the host's name for cg's MCP cg_expand tool: marker hints name it")
     .addHelpText('after', HOOK_EXAMPLES)
-    .action(async (host: 'claude' | 'codex' | 'gemini', flags: { mcpTool?: string }) => {
+    .action(async (host: HostName, flags: { mcpTool?: string }) => {
       const { hookSubcommand } = await import('./commands/hook.js');
       setExit(await hookSubcommand(host, flags.mcpTool ? { mcpTool: flags.mcpTool } : {}));
     });
@@ -413,8 +412,8 @@ Filters whose markers come back through cg expand too often are flagged "too agg
       "add cg's hook to an agent host's settings (claude, codex, gemini), or print agent instructions (agents-md)",
     )
     .addArgument(
-      checkedChoices(new Argument('<target>', 'claude, codex, gemini or agents-md'), 'init', 'target', [
-        ...HOOK_HOSTS,
+      checkedChoices(new Argument('<target>', hostNamesSentence(['agents-md'])), 'init', 'target', [
+        ...HOST_NAMES,
         'agents-md',
       ]),
     )
@@ -578,7 +577,7 @@ export async function main(argv: string[]): Promise<number> {
       const { compressCommand } = await import('./commands/compress.js');
       return await compressCommand({ format: 'auto' });
     }
-    if (argv[0] === 'hook' && (argv[1] === 'claude' || argv[1] === 'codex' || argv[1] === 'gemini')) {
+    if (argv[0] === 'hook' && isHostName(argv[1])) {
       // The agent's hook runs on every tool call: it too skips the argument parser when it can.
       const { hookSubcommand, parseHookArgs } = await import('./commands/hook.js');
       const flags = parseHookArgs(argv.slice(2));

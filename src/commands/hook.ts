@@ -18,8 +18,6 @@ import type { FilterSource } from '../component.js';
 import type { HostName } from '../hosts/host.js';
 import { readStdin, writeOut } from '../io.js';
 
-export const HOOK_HOSTS: readonly HostName[] = ['claude', 'codex', 'gemini'];
-
 export interface HookFlags {
   /** The host's name for cg's MCP expand tool (`mcp__cg__cg_expand`), for marker hints. */
   mcpTool?: string;

@@ -5,7 +5,9 @@
  * One file per host (claude.ts, codex.ts, gemini.ts) fills this in; nothing here does any I/O.
  */
 
-export type HostName = 'claude' | 'codex' | 'gemini';
+import type { HostName } from './names.js';
+
+export type { HostName };
 export type Scope = 'global' | 'project';
 
 /** One text the model would read, with what the filters need to know about it. */
