@@ -92,9 +92,10 @@ export default function setup(): () => void {
     }
     rmSync(run, { recursive: true, force: true });
     // A cg build running beside the tests (another checkout's `npm run build`) trains its code cache
-    // in a cg-code-cache-* dir of its own; that is not the tests' doing.
+    // in a cg-code-cache-* dir of its own, and `npm run bench` works in cg-bench-* dirs it removes
+    // when it ends; neither is the tests' doing (a test's own bench run gets the private TMPDIR).
     const leaked = [...cgEntries(realTmp)].filter(
-      (n) => !tmpBefore.has(n) && !n.startsWith('cg-code-cache-'),
+      (n) => !tmpBefore.has(n) && !n.startsWith('cg-code-cache-') && !n.startsWith('cg-bench-'),
     );
     if (leaked.length > 0) problems.push(`new in ${realTmp}: ${leaked.slice(0, 5).join(', ')}`);
     stateDirs.forEach((dir, i) => {
