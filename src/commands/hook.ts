@@ -6,7 +6,9 @@
  *     replaces its output with the compacted one (hook/output.ts, the host tables in src/hosts/).
  *   - Codex PreToolUse: Codex offers no output replacement, so a shell command that Codex's own
  *     policy runs without asking is rewritten to go through `cg run` (hook/rewrite.ts, codex.ts).
- *   - anything else (a Claude PreToolUse left by an older `cg init`): no answer.
+ *   - Claude Code PreToolUse: a Bash command Claude Code's own rules allow outright is rewritten to
+ *     go through `cg run`, so a failing run is compacted too (hosts/claude/pretool-rewrite.ts).
+ *   - anything else: no answer.
  *
  * It never fails the agent's call: CG_DISABLE=1, a payload it does not understand, a broken config
  * or filter file and any internal error all mean "print nothing, exit 0". It runs on every tool
@@ -31,6 +33,8 @@ export interface HookDeps extends HookFlags {
   invocation?: string;
   /** Codex's verdict on commands (tests pass a fake; the default asks Codex). */
   codexPolicy?: import('../hook/codex-policy.js').PolicyCheck;
+  /** The Claude Code process a Claude PreToolUse runs under (tests pass one; the default reads /proc). */
+  claudeProcess?: () => import('../hosts/claude/permission-layers.js').ClaudeProcess | undefined;
   /** Told what was decided and why. */
   debug?: (line: string) => void;
 }
@@ -70,6 +74,10 @@ export async function hookAnswer(
         return undefined;
       }
       return await replacementAnswer(toolShapes(host), result, common);
+    }
+    if (host === 'claude' && event === 'PreToolUse') {
+      const { claudePreToolRewrite } = await import('../hosts/claude/pretool-rewrite.js');
+      return await claudePreToolRewrite(p, { ...common, ...deps, cwd, env });
     }
     if (host === 'codex' && event === 'PreToolUse') {
       const { codexRewrite } = await import('../hook/codex-rewrite.js');

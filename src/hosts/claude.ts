@@ -14,7 +14,8 @@
  * replacement is persisted again and previewed, so then the host's own handling stays). A Bash
  * command that exits non-zero fires
  * PostToolUseFailure, which carries only the first ~10,000 characters as `error` and accepts no
- * replacement: cg cannot shorten failing commands in Claude Code.
+ * replacement; cg reaches those through a PreToolUse rewrite to `cg run`, only where Claude Code's
+ * own rules allow the command outright (claude/pretool-rewrite.ts).
  */
 import { isAbsolute } from 'node:path';
 import { languageOfPath } from '../code/languages.js';
@@ -216,8 +217,10 @@ export const CLAUDE: Host = {
       args: ['claude'],
       timeout: 10,
     },
+    // A failing run reaches the model only through this door (see claude/pretool-rewrite.ts).
+    { event: 'PreToolUse', matcher: 'Bash', args: ['claude'], timeout: 10 },
   ],
-  legacyEvents: ['PreToolUse'],
+  legacyEvents: [],
   version: {
     bin: 'claude',
     args: ['--version'],
@@ -249,10 +252,10 @@ export const CLAUDE: Host = {
   },
   afterInstall: [
     'it applies to Claude Code sessions started from now on; check it with /hooks',
-    'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them; `cg wrap claude` reaches them',
+    'failing commands (non-zero exit) are compacted only where your permission rules allow them outright (the PreToolUse hook runs them through `cg run`); others reach the model unchanged; `cg wrap claude` reaches them all',
   ],
   hookGaps: [
-    'a failing Bash run (non-zero exit) reaches the model whole in hooks mode: Claude Code sends it to PostToolUseFailure, which accepts no replacement; `cg wrap claude` (or `cg proxy`) shortens it',
+    "a failing Bash run (non-zero exit) is compacted in hooks mode only when Claude Code's rules allow the command outright (the PreToolUse hook runs it through `cg run`); one they ask about or leave unruled reaches the model whole (PostToolUseFailure accepts no replacement); `cg wrap claude` (or `cg proxy`) shortens them all",
   ],
   // Claude Code 2.1.332 sets CLAUDECODE=1 in its Bash tool's shell (documented, and seen in a real
   // Bash call with CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SESSION_ID and AI_AGENT beside it).
