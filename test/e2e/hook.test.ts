@@ -229,16 +229,18 @@ describe('cg init and cg doctor (the built CLI)', () => {
     const broken = cg(['doctor'], { env });
     expect(broken.code).toBe(1);
     expect(broken.out).toMatch(/FAIL .*exited 127/);
-    // An older cg's PreToolUse entry is reported, not passed.
+    // A cg entry under an event cg does not install is reported, not passed.
     writeFileSync(
       file,
       JSON.stringify({
-        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cg hook claude' }] }] },
+        hooks: {
+          PostToolUseFailure: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'cg hook claude' }] }],
+        },
       }),
     );
     const legacy = cg(['doctor'], { env });
     expect(legacy.code).toBe(1);
-    expect(legacy.out).toMatch(/older cg entry under PreToolUse/);
+    expect(legacy.out).toMatch(/older cg entry under PostToolUseFailure/);
   });
 
   it('prints the agents-md paragraph', () => {

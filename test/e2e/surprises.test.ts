@@ -172,10 +172,10 @@ describe('CG_HOOK_DEBUG', () => {
     const r = say('{}');
     expect([r.code, r.out]).toEqual([0, '']);
     expect(r.stderr).toBe(
-      'cg hook: left alone: the payload has no hook_event_name (cg hook claude answers PostToolUse)\n',
+      'cg hook: left alone: the payload has no hook_event_name (cg hook claude answers PostToolUse or PreToolUse)\n',
     );
     expect(say('{"hook_event_name":"PreToolUse"}').stderr).toBe(
-      'cg hook: left alone: cg hook claude answers PostToolUse, not PreToolUse\n',
+      'cg hook: left alone: not a foreground Bash call\n',
     );
     expect(say('{"hook_event_name":"PostToolUse","tool_name":"Bash"}').stderr).toBe(
       'cg hook: left alone: the PostToolUse payload has no tool_response\n',

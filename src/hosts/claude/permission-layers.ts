@@ -15,7 +15,7 @@
  * make cg more careful, so those of parent directories' `.claude/` are added too.
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { RuleSet } from './permission-rules.js';
 
 /** The running Claude Code: its argv (after the program) and the directory it was started in. */
@@ -27,18 +27,6 @@ export interface ClaudeProcess {
 export type Layers = { ok: true; rules: RuleSet } | { ok: false; why: string };
 
 type Source = 'user' | 'project' | 'local';
-
-interface Reader {
-  exists(path: string): boolean;
-  read(path: string): string;
-  list(dir: string): string[];
-}
-
-const FS: Reader = {
-  exists: existsSync,
-  read: (p) => readFileSync(p, 'utf8'),
-  list: (d) => readdirSync(d).sort(),
-};
 
 const MANAGED_DIR = '/etc/claude-code';
 
@@ -133,12 +121,16 @@ function rulesOf(text: string, where: string): RuleSet & { managedOnly: boolean 
 }
 
 /** Every layer's rules, merged as Claude Code merges them (each list is the union). */
-export function readLayers(claude: ClaudeProcess, env: NodeJS.ProcessEnv, fs: Reader = FS): Layers {
+export function readLayers(
+  claude: ClaudeProcess,
+  env: NodeJS.ProcessEnv,
+  managedDir: string = MANAGED_DIR,
+): Layers {
   try {
     const home = env.CLAUDE_CONFIG_DIR || join(env.HOME || '/', '.claude');
     const sources = flagValues(claude.args, ['--setting-sources']);
     const loads = (s: Source) => !sources || splitRuleList(sources).includes(s);
-    const file = (path: string) => (fs.exists(path) ? rulesOf(fs.read(path), path) : undefined);
+    const file = (path: string) => (existsSync(path) ? rulesOf(readFileSync(path, 'utf8'), path) : undefined);
     const layers: { rules: RuleSet; managed: boolean; denyOnly?: boolean }[] = [];
     const add = (r: (RuleSet & { managedOnly: boolean }) | undefined, managed: boolean, load = true) => {
       if (r) layers.push({ rules: r, managed, denyOnly: !load });
@@ -151,16 +143,17 @@ export function readLayers(claude: ClaudeProcess, env: NodeJS.ProcessEnv, fs: Re
       for (const f of ['settings.json', 'settings.local.json'])
         add(file(join(d, '.claude', f)), false, false);
     }
-    add(file(join(MANAGED_DIR, 'managed-settings.json')), true);
-    const dropIns = join(MANAGED_DIR, 'managed-settings.d');
-    if (fs.exists(dropIns)) {
-      for (const f of fs.list(dropIns)) if (f.endsWith('.json')) add(file(join(dropIns, f)), true);
+    add(file(join(managedDir, 'managed-settings.json')), true);
+    const dropIns = join(managedDir, 'managed-settings.d');
+    if (existsSync(dropIns)) {
+      for (const f of readdirSync(dropIns).sort()) if (f.endsWith('.json')) add(file(join(dropIns, f)), true);
     }
     add(file(join(home, 'remote-settings.json')), true);
 
     for (const v of flagValues(claude.args, ['--settings']) ?? []) {
-      add(v.trimStart().startsWith('{') ? rulesOf(v, '--settings') : file(v), false);
-      if (!v.trimStart().startsWith('{') && !fs.exists(v)) throw new Unsure(`--settings ${v} cannot be read`);
+      if (v.trimStart().startsWith('{')) add(rulesOf(v, '--settings'), false);
+      else if (existsSync(resolve(claude.cwd, v))) add(file(resolve(claude.cwd, v)), false);
+      else throw new Unsure(`--settings ${v} cannot be read`);
     }
     const allowed = splitRuleList(flagValues(claude.args, ['--allowedTools', '--allowed-tools']) ?? []);
     const denied = splitRuleList(flagValues(claude.args, ['--disallowedTools', '--disallowed-tools']) ?? []);

@@ -79,14 +79,16 @@ describe('cg init claude', () => {
     expect(installed).toContain(
       '  "permissions": { "allow": ["Bash(npm test:*)"],  "deny": ["Bash(rm:*)"] },\n',
     );
-    expect(installed).toContain(
-      '    "PreToolUse": [{ "matcher": "Write|Edit", "hooks": [{ "type": "command", "command": "./scripts/guard.sh" }] }],\n',
-    );
+    // The user's own PreToolUse hook stays beside cg's.
+    expect(handlers(installed, 'PreToolUse').map((h) => h.command)).toEqual([
+      './scripts/guard.sh',
+      `${CG} hook claude`,
+    ]);
     await run('claude', { project: true, uninstall: true });
     expect(readFileSync(file, 'utf8')).toBe(OTHER_SETTINGS);
   });
 
-  it("migrates an older cg's PreToolUse rewrite entry to the PostToolUse hook", async () => {
+  it("replaces an older cg's PreToolUse entry with the current PreToolUse and PostToolUse entries", async () => {
     const { home, run } = setup();
     const file = join(home, '.claude', 'settings.json');
     mkdirSync(join(home, '.claude'));
@@ -100,7 +102,9 @@ describe('cg init claude', () => {
     writeFileSync(file, `${JSON.stringify(old, null, 2)}\n`);
     await run('claude');
     const text = readFileSync(file, 'utf8');
-    expect(handlers(text, 'PreToolUse')).toEqual([]);
+    expect(handlers(text, 'PreToolUse').map((h) => [h.command, h.timeout])).toEqual([
+      [`${CG} hook claude`, 10],
+    ]);
     expect(handlers(text, 'PostToolUse').map((h) => h.command)).toEqual([`${CG} hook claude`]);
   });
 
