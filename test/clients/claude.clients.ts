@@ -3,7 +3,7 @@
  * issue 15 with and without `cg init claude`, and the permission matrix. The tool results in the
  * requests Claude Code sends back are what its model reads.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contentText, type FakeModel, startFakeModel } from './fake-model.js';
@@ -99,7 +99,17 @@ function toolResults(model: FakeModel): StepResult[] {
 
 async function session(
   steps: readonly Step[],
-  o: { withCg: boolean; allow: string[]; ask?: string[]; deny?: string[] },
+  o: {
+    withCg: boolean;
+    allow: string[];
+    ask?: string[];
+    deny?: string[];
+    /** Claude Code's command-line flags besides the session's own (a permission mode). */
+    args?: string[];
+    /** Where the rules go: the --settings file (default) or the project's .claude/settings.local.json. */
+    layer?: 'flag' | 'local';
+    env?: Record<string, string>;
+  },
 ): Promise<Session> {
   const world = makeWorld(o.withCg ? 'claude-cg-' : 'claude-raw-');
   makeProject(world.work);
@@ -107,7 +117,11 @@ async function session(
     const init = cg(world, ['init', 'claude']);
     expect(init.code, init.stderr).toBe(0);
   }
-  const settings = join(world.root, 'permissions.json');
+  const settings =
+    o.layer === 'local'
+      ? join(world.work, '.claude', 'settings.local.json')
+      : join(world.root, 'permissions.json');
+  mkdirSync(join(settings, '..'), { recursive: true });
   writeFileSync(
     settings,
     JSON.stringify({ permissions: { allow: o.allow, ask: o.ask ?? [], deny: o.deny ?? [] } }),
@@ -135,10 +149,10 @@ async function session(
         '--output-format',
         'stream-json',
         '--verbose',
-        '--settings',
-        settings,
+        ...(o.layer === 'local' ? [] : ['--settings', settings]),
         '--mcp-config',
         mcp,
+        ...(o.args ?? []),
       ],
       {
         cwd: world.work,
@@ -149,6 +163,7 @@ async function session(
           DISABLE_TELEMETRY: '1',
           DISABLE_AUTOUPDATER: '1',
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          ...o.env,
         },
       },
     );
@@ -270,40 +285,79 @@ describe.skipIf(skip !== undefined)(
         const exit = (t: string) => /^Exit code (\d+)/.exec(t)?.[1];
         expect(exit(withCg.results[i]!.text), s.label).toBe(exit(raw.results[i]!.text));
       }
-      // The failing runs reach the model as Claude Code made them: it lets no hook replace them.
-      for (const i of [0, 3, 8]) {
-        const a = same(raw, raw.results[i]!);
-        const b = same(withCg, withCg.results[i]!);
-        expect(a === b, firstDifference(a, b)).toBe(true);
+    });
+
+    it('compacts the failing runs the rules allow (PreToolUse through cg run): is_error, exit code, exact stash', async () => {
+      const output = normaliseTimings(
+        cg(withCg.world, ['run', '--raw', '--', 'python3', '-m', 'pytest', '-v']).stdout,
+      );
+      for (const i of [0, 8]) {
+        const r = withCg.results[i]!;
+        expect(r.isError, SESSION[i]!.label).toBe(true);
+        expect(r.text.startsWith('Exit code 1\n'), r.text.slice(0, 80)).toBe(true);
+        expect(await countTokens([r.text])).toBeLessThan(await countTokens([raw.results[i]!.text]));
+        const keys = markersIn(r.text);
+        expect(keys.length, r.text.slice(0, 400)).toBeGreaterThan(0);
+        // The stash is what the command printed, byte for byte (pytest's timings aside).
+        expect(normaliseTimings(expand(withCg.world, keys[0]!)!)).toBe(output);
       }
     });
   },
 );
 
 const MATRIX: readonly Step[] = [
-  { label: 'allowed: python3 -m pytest -q', kind: 'shell', command: 'python3 -m pytest -q tests' },
+  { label: 'allowed: python3 -m pytest -v', kind: 'shell', command: 'python3 -m pytest -v tests' },
   { label: 'ask: git status', kind: 'shell', command: 'git status' },
   { label: 'deny: git log', kind: 'shell', command: 'git log -n 3' },
   { label: 'read-only, no rule: ls', kind: 'shell', command: 'ls' },
   { label: 'no rule: python3 -c', kind: 'shell', command: "python3 -c 'print(1)'" },
 ];
 
+/** The matrix's rules and the ways a session gets them: the layer they sit in and the mode. */
+const RULES = {
+  allow: ['Bash(python3 -m pytest:*)'],
+  ask: ['Bash(git status:*)'],
+  deny: ['Bash(git log:*)'],
+};
+const VARIANTS: { name: string; layer: 'flag' | 'local'; args: string[]; env?: Record<string, string> }[] = [
+  { name: '--settings, default mode', layer: 'flag', args: [] },
+  {
+    name: '.claude/settings.local.json, acceptEdits',
+    layer: 'local',
+    args: ['--permission-mode', 'acceptEdits'],
+  },
+  // Claude Code refuses bypassPermissions to root outside a sandbox it is told of (IS_SANDBOX=1).
+  {
+    name: '--settings, bypassPermissions',
+    layer: 'flag',
+    args: ['--dangerously-skip-permissions'],
+    env: { IS_SANDBOX: '1' },
+  },
+];
+
 describe.skipIf(skip !== undefined)(`Claude Code ${client('claude').version ?? ''} permission rules`, () => {
-  it('decides allow, ask and deny rules exactly as it does without cg', async () => {
-    const rules = {
-      allow: ['Bash(python3 -m pytest:*)'],
-      ask: ['Bash(git status:*)'],
-      deny: ['Bash(git log:*)'],
-    };
-    const [raw, withCg] = await Promise.all([
-      session(MATRIX, { withCg: false, ...rules }),
-      session(MATRIX, { withCg: true, ...rules }),
-    ]);
-    expect(withCg.results.length).toBe(MATRIX.length);
-    const outcome = (r: StepResult) => (r.isError ? `error: ${r.text.split('\n')[0]}` : 'ran');
-    expect(withCg.results.map(outcome)).toEqual(raw.results.map(outcome));
-    // The matrix is not vacuous: something ran, something was refused.
-    expect(raw.results.map(outcome)).toContain('ran');
-    expect(raw.results.some((r) => r.isError)).toBe(true);
-  });
+  for (const v of VARIANTS) {
+    it(`decides allow, ask, deny and unruled exactly as it does without cg (${v.name})`, async () => {
+      const o = { ...RULES, layer: v.layer, args: v.args, ...(v.env ? { env: v.env } : {}) };
+      const [raw, withCg] = await Promise.all([
+        session(MATRIX, { withCg: false, ...o }),
+        session(MATRIX, { withCg: true, ...o }),
+      ]);
+      expect(withCg.results.length, withCg.stderr).toBe(MATRIX.length);
+      const outcome = (r: StepResult) => (r.isError ? `error: ${r.text.split('\n')[0]}` : 'ran');
+      process.stdout.write(
+        `Claude Code permission matrix (${v.name}):\n${MATRIX.map((s, i) => `  ${s.label.padEnd(28)} ${outcome(raw.results[i]!)}`).join('\n')}\n`,
+      );
+      expect(withCg.results.map(outcome)).toEqual(raw.results.map(outcome));
+      // The matrix is not vacuous: something ran, something was refused.
+      expect(raw.results.map(outcome)).toContain('ran');
+      expect(raw.results.some((r) => r.isError)).toBe(true);
+      // The allowed, failing pytest went through cg run; what the rules ask about or deny did not.
+      expect(
+        markersIn(withCg.results[0]!.text).length,
+        withCg.results[0]!.text.slice(0, 300),
+      ).toBeGreaterThan(0);
+      for (const i of [1, 2]) expect(same(withCg, withCg.results[i]!)).toBe(same(raw, raw.results[i]!));
+    });
+  }
 });
