@@ -4,8 +4,8 @@
  * enabled and cg's MCP server registered), which host version is on PATH and whether it is new
  * enough, and — the check that counts — the installed hook command run on a tiny payload of that
  * host, with its answer checked against the shape that host accepts. Older cg entries that no
- * longer work (Claude Code's PreToolUse rewrite) and a Codex sandbox that cannot write cg's store
- * are reported too. Exit 1 when something would silently not work, else 0 (also when nothing is
+ * longer act (a cg command under an event cg does not install) and a Codex sandbox that cannot
+ * write cg's store are reported too. Exit 1 when something would silently not work, else 0 (also when nothing is
  * installed: there is nothing broken). The round trip is a self-check, not a use of cg: it runs
  * with a store and stats ledger of its own, removed afterwards (probeSandbox). `--json` prints the
  * same report as one object (DoctorReport).
