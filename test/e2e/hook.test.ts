@@ -68,7 +68,7 @@ describe('cg hook claude (the built CLI)', () => {
     expect(runs[0]).toMatchObject({ h: 'claude-code', via: 'hook' });
   });
 
-  it("prints nothing for a PreToolUse call (an older cg's entry), small outputs, CG_DISABLE=1 and bad input", () => {
+  it('prints nothing for a PreToolUse call it cannot prove Claude Code allows (no permission mode), small outputs, CG_DISABLE=1 and bad input', () => {
     for (const [input, env] of [
       [pre('pytest -q'), {}],
       [post('ls', 'a\nb\n'), {}],

@@ -114,7 +114,7 @@ export function evaluateBash(script: string, rules: RuleSet, mode: string): Eval
   if (mode === 'bypassPermissions') return { verdict: 'allow', why: 'bypassPermissions mode' };
   if (!RULED_MODES.has(mode)) return { verdict: 'unruled', why: `${mode || 'an unknown'} mode` };
 
-  const whole = firstMatch(rules.allow, (c) => !c.includes('*') && c === script.trim());
+  const whole = firstMatch(rules.allow, (c) => !c.includes('*') && c === script);
   if (whole) return { verdict: 'allow', why: `the allow rule ${whole}` };
   const parsed = parseShell(script);
   if (!parsed.ok) return { verdict: 'unruled', why: parsed.reason };

@@ -259,11 +259,25 @@ describe('cg hook codex on recorded PreToolUse payloads', () => {
 });
 
 describe('cg hook claude', () => {
-  it('does nothing for a PreToolUse call: the command runs exactly as the user approved it', async () => {
+  it('leaves a PreToolUse call alone when no rule of Claude Code allows it outright', async () => {
+    const claude = { args: ['-p'], cwd: '/nonexistent/project' };
     for (const command of ['pytest', 'git status', 'cargo test 2>&1']) {
       const pre = payload(command, { permission_mode: 'default' });
-      expect(await hookAnswer('claude', pre, deps())).toBeUndefined();
+      expect(await hookAnswer('claude', pre, deps({ claudeProcess: () => claude }))).toBeUndefined();
+      // Nor when the Claude Code process (its command line and settings) cannot be read.
+      const bypass = payload(command, { permission_mode: 'bypassPermissions' });
+      expect(await hookAnswer('claude', bypass, deps({ claudeProcess: () => undefined }))).toBeUndefined();
     }
+  });
+
+  it('rewrites a PreToolUse call to cg run with permissionDecision allow when a rule allows it outright', async () => {
+    const claude = { args: ['--allowedTools', 'Bash(pytest:*)'], cwd: '/nonexistent/project' };
+    const pre = payload('pytest -q', { permission_mode: 'default' });
+    const answer = JSON.parse((await hookAnswer('claude', pre, deps({ claudeProcess: () => claude })))!);
+    expect(answer.hookSpecificOutput.permissionDecision).toBe('allow');
+    expect(answer.hookSpecificOutput.updatedInput.command).toBe(
+      `CG_SESSION=${SESSION} CG_READER=model CG_HOST=claude CG_VIA=hook cg run -- pytest -q`,
+    );
   });
 
   it('leaves a small PostToolUse output alone without loading anything', async () => {
