@@ -156,7 +156,9 @@ export interface DoctorLine {
   detail: string;
   /** The hook round trip's settings file, event, command and time. */
   file?: string;
+  /** The first event the command is installed under; `events` lists them all. */
   event?: string;
+  events?: string[];
   command?: string;
   ms?: number;
 }
@@ -225,7 +227,11 @@ export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
             `${inst.file}: an older cg entry under ${event} that no longer acts: run cg init ${host.name}${inst.scope === 'project' ? ' --project' : ''} to migrate it`,
           );
         }
-        for (const { event, command } of inst.commands) {
+        // One round trip per hook command: the same command under two events answers the same.
+        const byCommand = new Map<string, string[]>();
+        for (const { event, command } of inst.commands)
+          byCommand.set(command, [...(byCommand.get(command) ?? []), event]);
+        for (const [command, events] of byCommand) {
           const r = exec(command, JSON.stringify(host.probe.payload), sandbox.env);
           let answer: unknown;
           try {
@@ -241,8 +247,8 @@ export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
                 : host.probe.check(answer);
           say(
             problem === undefined,
-            `${inst.file} (${event}): ${command} ${problem === undefined ? `answers as ${host.title} expects (${r.ms} ms)` : problem}`,
-            { file: inst.file, event, command, ms: r.ms },
+            `${inst.file} (${events.join(', ')}): ${command} ${problem === undefined ? `answers as ${host.title} expects (${r.ms} ms)` : problem}`,
+            { file: inst.file, event: events[0]!, events, command, ms: r.ms },
           );
         }
         for (const p of await hostProblems(host, inst, ctx, home)) say(false, p);
