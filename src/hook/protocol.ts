@@ -3,10 +3,10 @@
  * and the JSON that rewrites a shell call.
  *
  * Claude Code sends `{session_id, cwd, hook_event_name: "PreToolUse", tool_name: "Bash",
- * tool_input: {command, description?, timeout?, run_in_background?}}`. The answer is
- * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{…}}}` with the whole
- * tool_input, only `command` changed, and no `permissionDecision`: a rewrite must never approve a
- * call the user's permission rules would have asked about.
+ * tool_input: {command, description?, timeout?, run_in_background?}}` (and `permission_mode`).
+ * Claude Code asks about an `updatedInput` that comes without a decision, so its rewrite answers
+ * `permissionDecision: "allow"` — only where its own rules allow the command outright
+ * (hosts/claude/pretool-rewrite.ts builds that answer).
  *
  * Codex sends the same fields (plus turn_id, model, tool_use_id) with `tool_input: {command}` for
  * its shell tool. Codex applies `updatedInput` only together with `permissionDecision: "allow"`
