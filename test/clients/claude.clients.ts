@@ -311,6 +311,8 @@ const MATRIX: readonly Step[] = [
   { label: 'deny: git log', kind: 'shell', command: 'git log -n 3' },
   { label: 'read-only, no rule: ls', kind: 'shell', command: 'ls' },
   { label: 'no rule: python3 -c', kind: 'shell', command: "python3 -c 'print(1)'" },
+  // pytest's usage error: exit 4, through cg run as well.
+  { label: 'allowed: pytest, exit 4', kind: 'shell', command: 'python3 -m pytest -v no_such_dir' },
 ];
 
 /** The matrix's rules and the ways a session gets them: the layer they sit in and the mode. */
@@ -358,6 +360,7 @@ describe.skipIf(skip !== undefined)(`Claude Code ${client('claude').version ?? '
         withCg.results[0]!.text.slice(0, 300),
       ).toBeGreaterThan(0);
       for (const i of [1, 2]) expect(same(withCg, withCg.results[i]!)).toBe(same(raw, raw.results[i]!));
+      expect(withCg.results[5]!.text.split('\n')[0]).toBe('Exit code 4');
     });
   }
 });
