@@ -76,9 +76,27 @@ describe('Claude Code PreToolUse: a command the rules allow outright goes throug
 
   it('reads the allow rule from any layer: user, project, local, --settings (file or JSON), --allowedTools', async () => {
     const layers: [string, (w: ReturnType<typeof world>) => ClaudeProcess][] = [
-      ['user', (w) => (w.user({ allow: ['Bash(make:*)'] }), w.claude())],
-      ['project', (w) => (w.shared({ allow: ['Bash(make:*)'] }), w.claude())],
-      ['local', (w) => (w.local({ allow: ['Bash(make:*)'] }), w.claude())],
+      [
+        'user',
+        (w) => {
+          w.user({ allow: ['Bash(make:*)'] });
+          return w.claude();
+        },
+      ],
+      [
+        'project',
+        (w) => {
+          w.shared({ allow: ['Bash(make:*)'] });
+          return w.claude();
+        },
+      ],
+      [
+        'local',
+        (w) => {
+          w.local({ allow: ['Bash(make:*)'] });
+          return w.claude();
+        },
+      ],
       [
         '--settings FILE',
         (w) => {
@@ -130,9 +148,27 @@ describe('Claude Code PreToolUse: every other command is left exactly as the mod
 
   it('counts deny and ask rules of every layer, also managed and parent directories, and --disallowedTools', async () => {
     const cases: [string, (w: ReturnType<typeof world>) => ClaudeProcess][] = [
-      ['project ask', (w) => (w.shared({ ask: ['Bash(make:*)'] }), w.claude())],
-      ['local deny', (w) => (w.local({ deny: ['Bash(make)'] }), w.claude())],
-      ['parent deny', (w) => (w.parent({ deny: ['Bash(make:*)'] }), w.claude())],
+      [
+        'project ask',
+        (w) => {
+          w.shared({ ask: ['Bash(make:*)'] });
+          return w.claude();
+        },
+      ],
+      [
+        'local deny',
+        (w) => {
+          w.local({ deny: ['Bash(make)'] });
+          return w.claude();
+        },
+      ],
+      [
+        'parent deny',
+        (w) => {
+          w.parent({ deny: ['Bash(make:*)'] });
+          return w.claude();
+        },
+      ],
       ['--disallowedTools', (w) => w.claude('--disallowedTools', 'Bash(make:*)')],
     ];
     for (const [name, setUp] of cases) {
