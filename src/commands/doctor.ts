@@ -14,7 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve, sep } from 'node:path';
-import { isCgHookCommand, valueAt } from '../hook/settings.js';
+import { isCgHookCommand, valueAt } from '../hosts/hook/settings.js';
 import type { Host, Scope } from '../hosts/host.js';
 import { HOSTS } from '../hosts/index.js';
 import type { DoctorCheck } from '../proxy/doctor.js';

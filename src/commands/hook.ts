@@ -3,9 +3,9 @@
  * stdin and answers on stdout, by the payload's event:
  *
  *   - Claude Code PostToolUse, Gemini CLI AfterTool: the tool already ran as approved; the answer
- *     replaces its output with the compacted one (hook/output.ts, the host tables in src/hosts/).
+ *     replaces its output with the compacted one (hosts/hook/output.ts, the host tables in src/hosts/).
  *   - Codex PreToolUse: Codex offers no output replacement, so a shell command that Codex's own
- *     policy runs without asking is rewritten to go through `cg run` (hook/rewrite.ts, codex.ts).
+ *     policy runs without asking is rewritten to go through `cg run` (hosts/hook/rewrite.ts, hosts/codex/).
  *   - anything else (a Claude PreToolUse left by an older `cg init`): no answer.
  *
  * It never fails the agent's call: CG_DISABLE=1, a payload it does not understand, a broken config
@@ -30,7 +30,7 @@ export interface HookDeps extends HookFlags {
   /** How a Codex rewrite names cg (tests pass `cg`; the default is this node and script). */
   invocation?: string;
   /** Codex's verdict on commands (tests pass a fake; the default asks Codex). */
-  codexPolicy?: import('../hook/codex-policy.js').PolicyCheck;
+  codexPolicy?: import('../hosts/codex/policy.js').PolicyCheck;
   /** Told what was decided and why. */
   debug?: (line: string) => void;
 }
@@ -60,7 +60,7 @@ export async function hookAnswer(
     };
     if ((host === 'claude' && event === 'PostToolUse') || (host === 'gemini' && event === 'AfterTool')) {
       const [{ readToolResult, replacementAnswer }, { toolShapes }] = await Promise.all([
-        import('../hook/output.js'),
+        import('../hosts/hook/output.js'),
         import('../hosts/index.js'),
       ]);
       const result = readToolResult(p);
@@ -72,7 +72,7 @@ export async function hookAnswer(
       return await replacementAnswer(toolShapes(host), result, common);
     }
     if (host === 'codex' && event === 'PreToolUse') {
-      const { codexRewrite } = await import('../hook/codex-rewrite.js');
+      const { codexRewrite } = await import('../hosts/codex/rewrite.js');
       return await codexRewrite(p, { ...common, ...deps, cwd, env });
     }
     if (deps.debug) deps.debug(`left alone: ${await unansweredEvent(host, event)}`);

@@ -2,7 +2,7 @@
  * `cg init claude|codex|gemini [--global|--project] [--dry-run] [--uninstall]` puts cg's hook into
  * an agent host's settings (the file, event and matcher come from the host's table in src/hosts/),
  * or takes it out. Every byte of the file outside cg's entries stays as the user wrote it
- * (hook/settings.ts); an older cg's entry (Claude Code's PreToolUse rewrite) is migrated in the
+^ * (hosts/hook/settings.ts); an older cg's entry (Claude Code's PreToolUse rewrite) is migrated in the
  * same edit. Permission rules are never touched. The hook is named by absolute path — this node and
  * this cg script — so the host finds it whatever its PATH; `cg doctor` checks it still runs.
  * For Gemini CLI, cg's MCP server is registered too (the hook hands output back through its
@@ -26,7 +26,9 @@ import {
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
-import { unifiedDiff } from '../hook/diff.js';
+import { claudeProxyEdit, proxyUrlOf } from '../hosts/claude/proxy-settings.js';
+import { GEMINI_MCP_SERVER } from '../hosts/gemini/host.js';
+import { unifiedDiff } from '../hosts/hook/diff.js';
 import {
   type Edit,
   installHooks,
@@ -35,9 +37,7 @@ import {
   setMember,
   uninstallHooks,
   valueAt,
-} from '../hook/settings.js';
-import { claudeProxyEdit, proxyUrlOf } from '../hosts/claude-proxy-settings.js';
-import { GEMINI_MCP_SERVER } from '../hosts/gemini.js';
+} from '../hosts/hook/settings.js';
 import type { Host } from '../hosts/host.js';
 import { hostNamed } from '../hosts/index.js';
 import { makeDirsSync } from '../make-dirs.js';

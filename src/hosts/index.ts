@@ -1,9 +1,9 @@
 /**
  * The agent hosts cg integrates with: a static list, one table per host (see host.ts).
  */
-import { CLAUDE, CLAUDE_TOOLS } from './claude.js';
-import { CODEX } from './codex.js';
-import { GEMINI, GEMINI_TOOLS } from './gemini.js';
+import { CLAUDE, CLAUDE_TOOLS } from './claude/host.js';
+import { CODEX } from './codex/host.js';
+import { GEMINI, GEMINI_TOOLS } from './gemini/host.js';
 import type { Host, HostName, ToolShape } from './host.js';
 
 export const HOSTS: readonly Host[] = [CLAUDE, CODEX, GEMINI];

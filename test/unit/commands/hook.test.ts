@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hookAnswer } from '../../../src/commands/hook.js';
-import type { PolicyCheck } from '../../../src/hook/codex-policy.js';
-import { fakeFilters } from '../hook/fake-filters.js';
+import type { PolicyCheck } from '../../../src/hosts/codex/policy.js';
+import { fakeFilters } from '../hosts/hook/fake-filters.js';
 
 const SESSION = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7';
 /** What the hook puts in front of a wrapped command (cg named plainly in these tests). */

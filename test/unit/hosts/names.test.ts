@@ -15,9 +15,6 @@ const STILL_SPELLED: Readonly<Record<string, number>> = {
   'src/commands/doctor.ts': 4,
   'src/commands/hook.ts': 6,
   'src/commands/init.ts': 9,
-  'src/hook/codex-policy.ts': 5,
-  'src/hook/codex-rewrite.ts': 2,
-  'src/hook/protocol.ts': 3,
   'src/proxy/doctor.ts': 4,
   'src/stats/hosts.ts': 10,
 };

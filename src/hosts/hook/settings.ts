@@ -13,7 +13,7 @@
  * handlers, and the groups, lists and `hooks` object that this leaves empty.
  */
 import type { Node, ParseError } from 'jsonc-parser';
-import { cjsExports } from '../lazy.js';
+import { cjsExports } from '../../lazy.js';
 
 type Jsonc = typeof import('jsonc-parser');
 let J: Jsonc | undefined;

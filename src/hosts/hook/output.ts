@@ -11,7 +11,7 @@
 
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
-import { type FileReader, isObject, shapeCovers, type ToolShape } from '../hosts/host.js';
+import { type FileReader, isObject, shapeCovers, type ToolShape } from '../host.js';
 import { type CompactForModelOptions, compactForModel } from './compact.js';
 
 /** A persisted output larger than this is left to the host's own preview. */

@@ -17,8 +17,8 @@
  * replacement: cg cannot shorten failing commands in Claude Code.
  */
 import { isAbsolute } from 'node:path';
-import { languageOfPath } from '../code/languages.js';
-import { type Host, isObject, type Replaceable, type ToolShape } from './host.js';
+import { languageOfPath } from '../../code/languages.js';
+import { type Host, isObject, type Replaceable, type ToolShape } from '../host.js';
 
 /**
  * Claude Code keeps a Bash output up to this many characters inline (BASH_MAX_OUTPUT_LENGTH

@@ -2,12 +2,13 @@
  * `cg init claude --proxy`: points Claude Code at `cg proxy` through the `env` map of its
  * settings.json — `ANTHROPIC_BASE_URL` to the proxy, and `ENABLE_TOOL_SEARCH: "true"` unless the
  * user set it (Claude Code turns tool search off for any non-default host otherwise). Text in, text
- * out, through hook/settings.ts's span-preserving edits: every other byte stays as the user wrote it,
+ * out, through hosts/hook/settings.ts's span-preserving edits: every other byte stays as the user wrote it,
  * and running it twice changes nothing. Uninstalling removes ANTHROPIC_BASE_URL only when it is a
  * loopback URL (one cg could have written) and leaves ENABLE_TOOL_SEARCH, which the user may want.
  */
+
+import { DEFAULT_PROXY_URL } from '../../proxy/setup.js';
 import { type Edit, removeMember, setMember, valueAt } from '../hook/settings.js';
-import { DEFAULT_PROXY_URL } from '../proxy/setup.js';
 
 /** The proxy URL from `--proxy [url]` (commander gives true for the bare flag). */
 export function proxyUrlOf(flag: string | boolean | undefined): string {

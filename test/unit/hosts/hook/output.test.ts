@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readToolResult, replacementAnswer } from '../../../src/hook/output.js';
-import { toolShapes } from '../../../src/hosts/index.js';
-import { HOST_LIMITS, hostView } from '../../../src/hosts/limits.js';
-import { createFsStore } from '../../../src/store/fs-store.js';
-import { createTokens } from '../../../src/tokens.js';
-import { tempDir } from '../../helpers.js';
+import { readToolResult, replacementAnswer } from '../../../../src/hosts/hook/output.js';
+import { toolShapes } from '../../../../src/hosts/index.js';
+import { HOST_LIMITS, hostView } from '../../../../src/hosts/limits.js';
+import { createFsStore } from '../../../../src/store/fs-store.js';
+import { createTokens } from '../../../../src/tokens.js';
+import { tempDir } from '../../../helpers.js';
 
 const lines = (n: number, f: (i: number) => string = (i) => `line ${i + 1} of the output`) =>
   Array.from({ length: n }, (_, i) => f(i)).join('\n');
@@ -174,7 +174,7 @@ describe('Claude Code PostToolUse replacement', () => {
   });
 
   it('lays an outline of a read from line 40 at lines 40 on, the first line of the read kept', async () => {
-    const { atTrueLines } = await import('../../../src/hosts/claude.js');
+    const { atTrueLines } = await import('../../../../src/hosts/claude/host.js');
     const original = ['a0', 'a1', 'a2', 'a3', 'a4', 'a5'].join('\n');
     const outline = ['41\t...', '43\ta3', '45\ta5', '<<cg:0123456789abcdef>>'].join('\n');
     expect(atTrueLines(outline, original, 40).split('\n')).toEqual([

@@ -14,8 +14,8 @@
  * again. cg compacts only the output and keeps the rest byte for byte, so the exit code the model
  * reads is the command's own. A result carrying `error` is left alone (verbatim errors).
  */
-import { languageOfPath } from '../code/languages.js';
-import { type AnswerContext, type Host, isObject, type Replaceable, type ToolShape } from './host.js';
+import { languageOfPath } from '../../code/languages.js';
+import { type AnswerContext, type Host, isObject, type Replaceable, type ToolShape } from '../host.js';
 
 const WRAP_OPEN = '<untrusted_context>\n';
 const WRAP_CLOSE = '\n</untrusted_context>';

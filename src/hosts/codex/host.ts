@@ -1,6 +1,6 @@
 /**
  * Codex CLI, as cg plugs into it: a PreToolUse hook on its shell tool (Codex reports it as
- * "Bash") whose `updatedInput` rewrites a command to go through `cg run` (hook/codex-rewrite.ts).
+ * "Bash") whose `updatedInput` rewrites a command to go through `cg run` (codex/rewrite.ts).
  * Codex 0.171 replaces no output in place: its PostToolUse accepts `decision: "block"` with a
  * reason that stands in for the whole result, exit-code header included, and is shown as blocked —
  * not a replacement cg can use without hiding the exit code.
@@ -10,7 +10,7 @@
  * runs a hook only once the user has trusted it (`/hooks` in the TUI); an untrusted hook is
  * skipped silently by `codex exec`.
  */
-import { type Host, isObject } from './host.js';
+import { type Host, isObject } from '../host.js';
 
 export const CODEX: Host = {
   name: 'codex',
