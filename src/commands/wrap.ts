@@ -18,7 +18,8 @@ import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { didYouMean } from '../config/nearest.js';
 import { UsageError } from '../errors.js';
-import { WRAP_HOSTS, type WrapHost } from '../hosts/wrap.js';
+import { HOSTS } from '../hosts/index.js';
+import type { WrapHost } from '../hosts/wrap.js';
 import { warn } from '../io.js';
 import { isTerminal } from '../terminal.js';
 import { type OwnProxy, proxyAnswers, startProxy } from './wrap-proxy.js';
@@ -29,9 +30,9 @@ export interface WrapFlags {
 }
 
 function hostOf(name: string): WrapHost {
-  const host = WRAP_HOSTS.find((h) => h.name === name);
+  const host = HOSTS.find((h) => h.name === name)?.wrap;
   if (host) return host;
-  const names = WRAP_HOSTS.map((h) => h.name);
+  const names = HOSTS.map((h) => h.name);
   throw new UsageError(
     `wrap: unknown host ${JSON.stringify(name)}${didYouMean(name, names) || ` (hosts: ${names.join(', ')})`}`,
   );

@@ -7,14 +7,7 @@
  * loopback URL (one cg could have written) and leaves ENABLE_TOOL_SEARCH, which the user may want.
  */
 
-import { DEFAULT_PROXY_URL } from '../../proxy/setup.js';
 import { type Edit, removeMember, setMember, valueAt } from '../hook/settings.js';
-
-/** The proxy URL from `--proxy [url]` (commander gives true for the bare flag). */
-export function proxyUrlOf(flag: string | boolean | undefined): string {
-  if (typeof flag !== 'string') return DEFAULT_PROXY_URL;
-  return flag.replace(/\/+$/, '');
-}
 
 function isLoopbackUrl(v: unknown): boolean {
   if (typeof v !== 'string') return false;

@@ -15,14 +15,12 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-export type Verdict = { matched: false } | { matched: true; why: string };
+import type { CommandPolicy, PolicyVerdict } from '../host.js';
+
+export type Verdict = PolicyVerdict;
 
 /** Whether any Codex rule (or doubt) applies to any of these argvs. */
-export type PolicyCheck = (
-  argvs: readonly (readonly string[])[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-) => Promise<Verdict>;
+export type PolicyCheck = CommandPolicy;
 
 /** Requirement files that can carry an admin's exec policy (not evaluated by `execpolicy check`). */
 const REQUIREMENTS = ['/etc/codex/requirements.toml', '/etc/codex/managed_config.toml'];

@@ -22,18 +22,9 @@ import { shellQuote } from '../../run/quote.js';
 import { programOf } from '../../shell/program.js';
 import { isOutputHeavy } from '../hook/programs.js';
 import { decideRewrite } from '../hook/rewrite.js';
-import { codexPolicy, type PolicyCheck } from './policy.js';
+import type { HookContext } from '../host.js';
+import { codexPolicy } from './policy.js';
 import { readShellCall, rewriteAnswer } from './protocol.js';
-
-export interface CodexRewriteOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  filters?: (cwd: string, env: NodeJS.ProcessEnv) => FilterSource | Promise<FilterSource>;
-  codexPolicy?: PolicyCheck;
-  /** How the rewrite names cg (default: this node and this cg script, by absolute path). */
-  invocation?: string;
-  debug?: (line: string) => void;
-}
 
 /** Commands Codex's "might be dangerous" heuristics look for, among those a cg filter handles. */
 const DANGEROUS = /^(?:\S*\/)?(?:rm|dd|mkfs\S*|shred|sudo|doas|su)$|^(?:\S*\/)?git$/;
@@ -60,7 +51,7 @@ export function selfInvocation(): string {
 
 export async function codexRewrite(
   payload: Record<string, unknown>,
-  o: CodexRewriteOptions & { session?: string },
+  o: HookContext,
 ): Promise<string | undefined> {
   const call = readShellCall(payload);
   if (!call) return undefined;
@@ -89,17 +80,13 @@ export async function codexRewrite(
     o.debug?.('left alone: Codex may ask about this command');
     return undefined;
   }
-  const verdict = await (o.codexPolicy ?? codexPolicy)(
-    [...decision.segments, ...decision.wrapper],
-    cwd,
-    o.env,
-  );
+  const verdict = await (o.policy ?? codexPolicy)([...decision.segments, ...decision.wrapper], cwd, o.env);
   if (verdict.matched) {
     o.debug?.(`left alone: ${verdict.why}`);
     return undefined;
   }
   o.debug?.(`rewrote (${decision.wrapped.join('; ')}): ${decision.command}`);
-  return rewriteAnswer('codex', call, decision.command);
+  return rewriteAnswer(call, decision.command);
 }
 
 async function realFilters(cwd: string, env: NodeJS.ProcessEnv): Promise<FilterSource> {

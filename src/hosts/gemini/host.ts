@@ -1,98 +1,36 @@
 /**
- * Gemini CLI, as cg plugs into it: an AfterTool hook. Verified on 0.61.0 (test/clients): AfterTool
- * has no field that replaces a tool's output in place — `hookSpecificOutput.tool_output` is
- * ignored, and `decision: "deny"` turns the result into an error the model reads as a failure. What
- * it has is `hookSpecificOutput.tailToolCallRequest {name, args}`: the host runs that tool next and
- * its result replaces the original one, under the original call's name and id. So cg stashes the
- * compacted text and asks for a tail call to cg's own MCP tool `cg_expand` with that key; the model
- * then reads the compacted text (its markers expand to the originals). This needs `cg mcp`
- * registered as a trusted MCP server (`cg init gemini` does both), and its tool name in the hook
- * command (`--mcp-tool mcp_cg_cg_expand`); without it the hook answers nothing.
- *
- * run_shell_command's result reads `Output: …` then trailer lines (`Exit Code: N`, `Signal: …`,
- * `Process Group PGID: …`), inside `<untrusted_context>` that the host wraps around the tail result
- * again. cg compacts only the output and keeps the rest byte for byte, so the exit code the model
- * reads is the command's own. A result carrying `error` is left alone (verbatim errors).
+ * Gemini CLI, as cg plugs into it: an AfterTool hook that hands the compacted output back as a tail
+ * call to cg's own MCP tool cg_expand (tools.ts says why and how), so `cg init gemini` registers
+ * `cg mcp` beside the hook (mcp-server.ts). cg proxy serves no Gemini API: `cg wrap gemini` runs it
+ * unwrapped (wrap.ts). What Gemini CLI itself shows of a long output: limits.ts.
  */
-import { languageOfPath } from '../../code/languages.js';
-import { type AnswerContext, type Host, isObject, type Replaceable, type ToolShape } from '../host.js';
-
-const WRAP_OPEN = '<untrusted_context>\n';
-const WRAP_CLOSE = '\n</untrusted_context>';
-/** The lines run_shell_command appends after the output, in its own order. */
-const TRAILER = /\n(?:Error: |Exit Code: |Signal: |Background PIDs: |Process Group PGID: )/;
-
-/** The text inside the host's wrapper, which the host puts around the tail result again. */
-function unwrap(content: string): string {
-  return content.startsWith(WRAP_OPEN) && content.endsWith(WRAP_CLOSE)
-    ? content.slice(WRAP_OPEN.length, -WRAP_CLOSE.length)
-    : content;
-}
-
-function llmText(response: unknown): string | undefined {
-  if (!isObject(response) || (response.error !== undefined && response.error !== null)) return undefined;
-  return typeof response.llmContent === 'string' ? unwrap(response.llmContent) : undefined;
-}
-
-/** A tail call to cg_expand on the stashed replacement. */
-async function tailCall(updated: unknown, ctx: AnswerContext): Promise<unknown> {
-  if (ctx.mcpTool === undefined || typeof updated !== 'string') return undefined;
-  const key = await ctx.stash(updated);
-  if (key === undefined) return undefined;
-  return {
-    hookSpecificOutput: {
-      hookEventName: 'AfterTool',
-      tailToolCallRequest: { name: ctx.mcpTool, args: { key } },
-    },
-  };
-}
-
-const SHELL: ToolShape = {
-  tools: ['run_shell_command'],
-  read(response, input): Replaceable | undefined {
-    const text = llmText(response);
-    if (text === undefined || !text.startsWith('Output: ')) return undefined;
-    const body = text.slice('Output: '.length);
-    const cut = TRAILER.exec(body);
-    const output = cut ? body.slice(0, cut.index) : body;
-    const trailer = cut ? body.slice(cut.index) : '';
-    const command = typeof input.command === 'string' ? input.command : undefined;
-    return {
-      texts: [{ text: output, ...(command !== undefined ? { command } : {}) }],
-      rebuild: ([out]) => `Output: ${out}${trailer}`,
-    };
-  },
-  answer: tailCall,
-};
-
-/** read_file, the search tools and other MCP servers' tools: the whole text is the output. */
-const TEXT: ToolShape = {
-  tools: ['read_file', 'read_many_files', 'grep_search', 'search_file_content', 'glob', 'web_fetch', 'mcp_*'],
-  read(response, input): Replaceable | undefined {
-    const text = llmText(response);
-    if (text === undefined) return undefined;
-    const path = typeof input.file_path === 'string' ? input.file_path : undefined;
-    const lang = path !== undefined ? languageOf(path) : undefined;
-    return {
-      texts: [{ text, ...(lang ? { lang, preset: 'coding' } : {}) }],
-      rebuild: ([out]) => out,
-    };
-  },
-  answer: tailCall,
-};
-
-function languageOf(path: string): string | undefined {
-  return languageOfPath(path)?.name;
-}
-
-export const GEMINI_TOOLS: readonly ToolShape[] = [SHELL, TEXT];
-
-/** The MCP tool name Gemini CLI gives cg_expand of a server registered as "cg". */
-export const GEMINI_MCP_TOOL = 'mcp_cg_cg_expand';
+import { objectAt, stringAt } from '../hook/payload.js';
+import { replaceOutput } from '../hook/replace.js';
+import type { Host } from '../host.js';
+import { GEMINI_LIMIT } from './limits.js';
+import { GEMINI_MCP_TOOL, WRAP_CLOSE, WRAP_OPEN } from './protocol.js';
+import { GEMINI_WRAP } from './wrap.js';
 
 export const GEMINI: Host = {
   name: 'gemini',
   title: 'Gemini CLI',
+  limit: GEMINI_LIMIT,
+  stats: {
+    name: 'gemini',
+    aliases: ['gemini', 'gemini-cli'],
+    detectEnv: 'GEMINI_CLI',
+    shows: '≤40,000 chars whole, else 8 K + 32 K of the ends',
+  },
+  hook: {
+    AfterTool: replaceOutput(async () => (await import('./tools.js')).GEMINI_TOOLS),
+  },
+  // Its user-agent names `GeminiCLI`.
+  sentRequest: (header) => /GeminiCLI/i.test(header('user-agent') ?? ''),
+  wrap: GEMINI_WRAP,
+  instructionsFile: 'GEMINI.md',
+  alsoInit: async (text, uninstall, invocation) =>
+    (await import('./mcp-server.js')).geminiMcpEdit(text, uninstall, invocation),
+  doctorProblems: async (file, place) => (await import('./mcp-server.js')).geminiProblems(file, place),
   settingsFile(scope, env, cwd, home) {
     const dir =
       scope === 'project'
@@ -130,14 +68,12 @@ export const GEMINI: Host = {
       },
     },
     check(answer) {
-      const out = isObject(answer) && isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
-      const tail = out.tailToolCallRequest;
-      if (!isObject(tail) || typeof tail.name !== 'string' || !isObject(tail.args)) {
+      const tail = objectAt(answer, 'hookSpecificOutput', 'tailToolCallRequest');
+      const name = stringAt(tail, 'name');
+      if (name === undefined || !objectAt(tail, 'args')) {
         return 'the answer has no hookSpecificOutput.tailToolCallRequest {name, args}';
       }
-      return tail.name === GEMINI_MCP_TOOL
-        ? undefined
-        : `the tail call names ${tail.name}, not ${GEMINI_MCP_TOOL}`;
+      return name === GEMINI_MCP_TOOL ? undefined : `the tail call names ${name}, not ${GEMINI_MCP_TOOL}`;
     },
   },
   afterInstall: [
@@ -151,6 +87,3 @@ export const GEMINI: Host = {
   // cg init gemini registers it too, beside the hook that needs it.
   mcpAdd: (cg) => `gemini mcp add --scope user cg ${cg} mcp`,
 };
-
-/** The name cg's MCP server is registered under in Gemini CLI's settings (its tools: mcp_cg_…). */
-export const GEMINI_MCP_SERVER = 'cg';

@@ -12,7 +12,7 @@ const noRules: PolicyCheck = async () => ({ matched: false });
 const deps = (extra = {}) => ({
   filters: fakeFilters,
   env: {},
-  codexPolicy: noRules,
+  policy: noRules,
   invocation: 'cg',
   ...extra,
 });
@@ -195,13 +195,9 @@ describe('cg hook codex on recorded PreToolUse payloads', () => {
       asked.push(argvs.map((a) => [...a]));
       return argvs.some((a) => a[0] === 'git') ? { matched: true, why: 'a rule' } : { matched: false };
     };
-    expect(await hookAnswer('codex', payload('git status'), deps({ codexPolicy: ruled }))).toBeUndefined();
-    expect(
-      await hookAnswer('codex', payload('git status && make'), deps({ codexPolicy: ruled })),
-    ).toBeUndefined();
-    expect(
-      await hookAnswer('codex', payload('cd sub && make -j2'), deps({ codexPolicy: ruled })),
-    ).toBeDefined();
+    expect(await hookAnswer('codex', payload('git status'), deps({ policy: ruled }))).toBeUndefined();
+    expect(await hookAnswer('codex', payload('git status && make'), deps({ policy: ruled }))).toBeUndefined();
+    expect(await hookAnswer('codex', payload('cd sub && make -j2'), deps({ policy: ruled }))).toBeDefined();
     expect(asked.at(-1)).toEqual([
       ['cd', 'sub'],
       ['make', '-j2'],
