@@ -58,7 +58,7 @@ describe('host names in src/', () => {
       "if (x === 'gemini-cli') f();",
       "// 'codex' in a comment, and 'Claude Code' or 'cg init claude' in a longer text",
       "const e = 'cg hook codex answers PreToolUse';",
-      'const f = `${host}`;',
+      'const f = `$' + '{host}`;',
     ].join('\n');
     expect(hostLiterals('sample.ts', sample)).toEqual([
       "1: 'claude'",
