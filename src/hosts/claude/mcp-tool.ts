@@ -26,7 +26,7 @@ export function claudeMcpTool({ scope, cwd, home }: Place): string | undefined {
     servers.push(user?.mcpServers, objectAt(user, 'projects', cwd)?.mcpServers);
   }
   for (const list of servers) {
-    if (typeof list !== 'object' || list === null) continue;
+    if (!isObject(list)) continue;
     for (const [name, entry] of Object.entries(list)) {
       if (isCgMcpEntry(entry) && /^[A-Za-z0-9_-]+$/.test(name)) return `mcp__${name}__cg_expand`;
     }

@@ -7,6 +7,7 @@
  * loopback URL (one cg could have written) and leaves ENABLE_TOOL_SEARCH, which the user may want.
  */
 
+import { isObject } from '../hook/payload.js';
 import { type Edit, removeMember, setMember, valueAt } from '../hook/settings.js';
 
 function isLoopbackUrl(v: unknown): boolean {
@@ -26,9 +27,9 @@ export async function claudeProxyEdit(
 ): Promise<Edit> {
   const before = text ?? '';
   const env = before.trim() === '' ? undefined : await valueAt(before, ['env']);
-  if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env)))
+  if (env !== undefined && !isObject(env))
     return { ok: false, reason: '"env" is not an object; fix it first' };
-  const vars = (env ?? {}) as Record<string, unknown>;
+  const vars = env ?? {};
   if (uninstall) {
     if (!isLoopbackUrl(vars.ANTHROPIC_BASE_URL)) return { ok: true, text: before, changed: false };
     return removeMember(before, 'env', 'ANTHROPIC_BASE_URL');
