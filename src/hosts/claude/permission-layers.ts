@@ -16,14 +16,10 @@
  */
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { HostProcess } from '../host.js';
 import type { RuleSet } from './permission-rules.js';
 
 /** The running Claude Code: its argv (after the program) and the directory it was started in. */
-export interface ClaudeProcess {
-  args: readonly string[];
-  cwd: string;
-}
-
 export type Layers = { ok: true; rules: RuleSet } | { ok: false; why: string };
 
 type Source = 'user' | 'project' | 'local';
@@ -31,7 +27,7 @@ type Source = 'user' | 'project' | 'local';
 const MANAGED_DIR = '/etc/claude-code';
 
 /** The nearest ancestor process that is Claude Code, through /proc; undefined when there is none. */
-export function claudeProcess(): ClaudeProcess | undefined {
+export function claudeProcess(): HostProcess | undefined {
   let pid = process.ppid;
   for (let depth = 0; depth < 8 && pid > 1; depth++) {
     try {
@@ -122,7 +118,7 @@ function rulesOf(text: string, where: string): RuleSet & { managedOnly: boolean 
 
 /** Every layer's rules, merged as Claude Code merges them (each list is the union). */
 export function readLayers(
-  claude: ClaudeProcess,
+  claude: HostProcess,
   env: NodeJS.ProcessEnv,
   managedDir: string = MANAGED_DIR,
 ): Layers {

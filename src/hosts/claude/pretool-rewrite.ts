@@ -17,34 +17,22 @@
  * the rules would ask about is left alone — Claude Code then asks about the command the model
  * wrote, so the person sees (and "always allow" remembers) that command, never a cg wrapper; a
  * denied, unruled or unprovable one is left alone too. Which commands are worth the wrap is the
- * Codex rewrite's choice (hook/rewrite.ts: a cg filter knows them, or they are read-only programs
+ * Codex rewrite's choice (../hook/rewrite.ts: a cg filter knows them, or they are read-only programs
  * whose output runs long); the successful ones then already carry cg's marker when PostToolUse
  * sees them, and it leaves them as they are.
  */
 import type { FilterSource } from '../../component.js';
-import { selfInvocation } from '../../hook/codex-rewrite.js';
-import { isOutputHeavy } from '../../hook/programs.js';
-import { readShellCall } from '../../hook/protocol.js';
-import { decideRewrite } from '../../hook/rewrite.js';
 import { programOf } from '../../shell/program.js';
-import { type ClaudeProcess, claudeProcess, readLayers } from './permission-layers.js';
+import { isOutputHeavy } from '../hook/programs.js';
+import { decideRewrite } from '../hook/rewrite.js';
+import { readShellCall, selfInvocation } from '../hook/shell-call.js';
+import type { HookContext } from '../host.js';
+import { claudeProcess, readLayers } from './permission-layers.js';
 import { evaluateBash, mightMatch } from './permission-rules.js';
-
-export interface ClaudePreToolOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  session?: string;
-  filters?: (cwd: string, env: NodeJS.ProcessEnv) => FilterSource | Promise<FilterSource>;
-  /** How the rewrite names cg (default: this node and this cg script, by absolute path). */
-  invocation?: string;
-  /** The Claude Code process this hook runs under (tests pass one; the default looks in /proc). */
-  claudeProcess?: () => ClaudeProcess | undefined;
-  debug?: (line: string) => void;
-}
 
 export async function claudePreToolRewrite(
   payload: Record<string, unknown>,
-  o: ClaudePreToolOptions,
+  o: HookContext,
 ): Promise<string | undefined> {
   const leave = (why: string) => {
     o.debug?.(`left alone: ${why}`);
@@ -54,7 +42,7 @@ export async function claudePreToolRewrite(
   if (!call) return leave('not a foreground Bash call');
   const mode = payload.permission_mode;
   if (typeof mode !== 'string') return leave('the payload names no permission_mode');
-  const claude = (o.claudeProcess ?? claudeProcess)();
+  const claude = (o.hostProcess ?? claudeProcess)();
   if (!claude) return leave('the Claude Code process (its command line and settings) cannot be read');
   const layers = readLayers(claude, o.env);
   if (!layers.ok) return leave(layers.why);

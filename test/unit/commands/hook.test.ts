@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hookAnswer } from '../../../src/commands/hook.js';
-import type { PolicyCheck } from '../../../src/hook/codex-policy.js';
-import { fakeFilters } from '../hook/fake-filters.js';
+import type { PolicyCheck } from '../../../src/hosts/codex/policy.js';
+import { fakeFilters } from '../hosts/hook/fake-filters.js';
 
 const SESSION = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7';
 /** What the hook puts in front of a wrapped command (cg named plainly in these tests). */
@@ -12,7 +12,7 @@ const noRules: PolicyCheck = async () => ({ matched: false });
 const deps = (extra = {}) => ({
   filters: fakeFilters,
   env: {},
-  codexPolicy: noRules,
+  policy: noRules,
   invocation: 'cg',
   ...extra,
 });
@@ -195,13 +195,9 @@ describe('cg hook codex on recorded PreToolUse payloads', () => {
       asked.push(argvs.map((a) => [...a]));
       return argvs.some((a) => a[0] === 'git') ? { matched: true, why: 'a rule' } : { matched: false };
     };
-    expect(await hookAnswer('codex', payload('git status'), deps({ codexPolicy: ruled }))).toBeUndefined();
-    expect(
-      await hookAnswer('codex', payload('git status && make'), deps({ codexPolicy: ruled })),
-    ).toBeUndefined();
-    expect(
-      await hookAnswer('codex', payload('cd sub && make -j2'), deps({ codexPolicy: ruled })),
-    ).toBeDefined();
+    expect(await hookAnswer('codex', payload('git status'), deps({ policy: ruled }))).toBeUndefined();
+    expect(await hookAnswer('codex', payload('git status && make'), deps({ policy: ruled }))).toBeUndefined();
+    expect(await hookAnswer('codex', payload('cd sub && make -j2'), deps({ policy: ruled }))).toBeDefined();
     expect(asked.at(-1)).toEqual([
       ['cd', 'sub'],
       ['make', '-j2'],
@@ -263,17 +259,17 @@ describe('cg hook claude', () => {
     const claude = { args: ['-p'], cwd: '/nonexistent/project' };
     for (const command of ['pytest', 'git status', 'cargo test 2>&1']) {
       const pre = payload(command, { permission_mode: 'default' });
-      expect(await hookAnswer('claude', pre, deps({ claudeProcess: () => claude }))).toBeUndefined();
+      expect(await hookAnswer('claude', pre, deps({ hostProcess: () => claude }))).toBeUndefined();
       // Nor when the Claude Code process (its command line and settings) cannot be read.
       const bypass = payload(command, { permission_mode: 'bypassPermissions' });
-      expect(await hookAnswer('claude', bypass, deps({ claudeProcess: () => undefined }))).toBeUndefined();
+      expect(await hookAnswer('claude', bypass, deps({ hostProcess: () => undefined }))).toBeUndefined();
     }
   });
 
   it('rewrites a PreToolUse call to cg run with permissionDecision allow when a rule allows it outright', async () => {
     const claude = { args: ['--allowedTools', 'Bash(pytest:*)'], cwd: '/nonexistent/project' };
     const pre = payload('pytest -q', { permission_mode: 'default' });
-    const answer = JSON.parse((await hookAnswer('claude', pre, deps({ claudeProcess: () => claude })))!);
+    const answer = JSON.parse((await hookAnswer('claude', pre, deps({ hostProcess: () => claude })))!);
     expect(answer.hookSpecificOutput.permissionDecision).toBe('allow');
     expect(answer.hookSpecificOutput.updatedInput.command).toBe(
       `CG_SESSION=${SESSION} CG_READER=model CG_HOST=claude CG_VIA=hook cg run -- pytest -q`,

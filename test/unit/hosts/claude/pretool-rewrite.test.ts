@@ -1,10 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type ClaudeProcess, readLayers } from '../../../../src/hosts/claude/permission-layers.js';
+import { readLayers } from '../../../../src/hosts/claude/permission-layers.js';
 import { claudePreToolRewrite } from '../../../../src/hosts/claude/pretool-rewrite.js';
+import type { HostProcess } from '../../../../src/hosts/host.js';
 import { tempDir } from '../../../helpers.js';
-import { fakeFilters } from '../../hook/fake-filters.js';
+import { fakeFilters } from '../hook/fake-filters.js';
 
 /** A home, a project Claude Code was started in, and the settings files each layer reads. */
 function world() {
@@ -27,7 +28,7 @@ function world() {
     local: (p: unknown) => put(join(project, '.claude', 'settings.local.json'), p),
     parent: (p: unknown) => put(join(root, 'parent', '.claude', 'settings.json'), p),
     managed: (p: unknown, extra?: object) => put(join(root, 'etc', 'managed-settings.json'), p, extra),
-    claude: (...args: string[]): ClaudeProcess => ({ args, cwd: project }),
+    claude: (...args: string[]): HostProcess => ({ args, cwd: project }),
   };
 }
 
@@ -46,15 +47,16 @@ function payload(command: string, extra: Record<string, unknown> = {}, input: Re
 async function answer(
   w: ReturnType<typeof world>,
   p: Record<string, unknown>,
-  claude: ClaudeProcess | null = w.claude(),
+  claude: HostProcess | null = w.claude(),
 ) {
   const lines: string[] = [];
   const out = await claudePreToolRewrite(p, {
+    host: 'claude',
     cwd: w.project,
     env: w.env,
     invocation: 'cg',
     filters: () => fakeFilters(),
-    claudeProcess: () => claude ?? undefined,
+    hostProcess: () => claude ?? undefined,
     debug: (l) => lines.push(l),
   });
   return { out: out === undefined ? undefined : JSON.parse(out), why: lines.join('\n') };
@@ -75,7 +77,7 @@ describe('Claude Code PreToolUse: a command the rules allow outright goes throug
   });
 
   it('reads the allow rule from any layer: user, project, local, --settings (file or JSON), --allowedTools', async () => {
-    const layers: [string, (w: ReturnType<typeof world>) => ClaudeProcess][] = [
+    const layers: [string, (w: ReturnType<typeof world>) => HostProcess][] = [
       [
         'user',
         (w) => {
@@ -147,7 +149,7 @@ describe('Claude Code PreToolUse: every other command is left exactly as the mod
   });
 
   it('counts deny and ask rules of every layer, also managed and parent directories, and --disallowedTools', async () => {
-    const cases: [string, (w: ReturnType<typeof world>) => ClaudeProcess][] = [
+    const cases: [string, (w: ReturnType<typeof world>) => HostProcess][] = [
       [
         'project ask',
         (w) => {
