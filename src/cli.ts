@@ -485,6 +485,10 @@ Filters whose markers come back through cg expand too often are flagged "too agg
     )
     .option('--anthropic-upstream <url>', 'where Anthropic requests go (default https://api.anthropic.com)')
     .option('--openai-upstream <url>', 'where OpenAI requests go (default https://api.openai.com)')
+    .option(
+      '--gemini-upstream <url>',
+      'where Gemini API requests go (default https://generativelanguage.googleapis.com)',
+    )
     .option('--timeout-ms <n>', 'a compaction taking longer forwards the original body (default 20000)')
     .option(
       '--retrieval <mode>',

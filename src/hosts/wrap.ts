@@ -14,9 +14,9 @@
  *   provider with supports_websockets=false opens none, and the proxy refuses them), the API key
  *   from OPENAI_API_KEY. The upstream is OPENAI_BASE_URL's, else the config's (a provider of the
  *   user's own in config.toml is not read: cg wrap codex speaks to OpenAI's API).
- * - Gemini CLI: cg proxy serves no Gemini API (routes.ts refuses Google credentials), so gemini is
- *   run unwrapped, and cg says so.
+ * - Gemini CLI: GOOGLE_GEMINI_BASE_URL (gemini-wrap.ts), for API-key and gateway auth only.
  */
+import { gemini } from './gemini-wrap.js';
 import type { HostName } from './host.js';
 
 export type Wrapped = { env: Record<string, string>; args: string[] } | { unsupported: string };
@@ -26,7 +26,7 @@ export interface WrapHost {
   /** The executable started (found on PATH). */
   bin: string;
   /** The proxy provider the host's requests go to. */
-  provider: 'anthropic' | 'openai';
+  provider: 'anthropic' | 'openai' | 'gemini';
   /**
    * The base URL the host would use without cg, as an upstream origin+path (no /v1), if set;
    * `read` gives a settings file's text (undefined when there is none).
@@ -40,6 +40,12 @@ export interface WrapHost {
   point(url: string, env: NodeJS.ProcessEnv, args: readonly string[]): Wrapped;
   /** Shell lines for people who start the host themselves (`cg wrap --print-env`). */
   printEnv(url: string): string[] | { unsupported: string };
+  /** Why this user's setup cannot go through the proxy (its requests go to an API cg does not serve). */
+  unwrappable?(
+    env: NodeJS.ProcessEnv,
+    cwd: string,
+    read: (path: string) => string | undefined,
+  ): string | undefined;
 }
 
 export const CODEX_WRAP_PROVIDER = 'cg-wrap';
@@ -113,17 +119,6 @@ const codex: WrapHost = {
     '# Codex takes its provider from config, not the environment: start it with these overrides',
     `alias codex=${shellWord(`codex ${codexOverrides(url).map(shellWord).join(' ')}`)}`,
   ],
-};
-
-const GEMINI_WHY = 'cg proxy serves no Gemini API yet (`cg init gemini` installs its hooks)';
-
-const gemini: WrapHost = {
-  name: 'gemini',
-  bin: 'gemini',
-  provider: 'openai',
-  ownBase: () => undefined,
-  point: () => ({ unsupported: GEMINI_WHY }),
-  printEnv: () => ({ unsupported: GEMINI_WHY }),
 };
 
 export const WRAP_HOSTS: readonly WrapHost[] = [claude, codex, gemini];
