@@ -233,7 +233,7 @@ export async function proxyCommand(
   }
   process.stdout.write(
     `cg proxy listening on ${running.url} (preset ${settings.preset}${flags.observe ? ', observe only: bodies go on unchanged' : ''}; ` +
-      `anthropic → ${settings.anthropic}, openai → ${settings.openai})\n${setupLines(running.url)}`,
+      `anthropic → ${settings.anthropic}, openai → ${settings.openai}, gemini → ${settings.gemini})\n${setupLines(running.url)}`,
   );
   onListening?.(running.url);
   await new Promise<void>((done) => {

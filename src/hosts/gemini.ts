@@ -144,7 +144,7 @@ export const GEMINI: Host = {
     'it applies to Gemini CLI sessions started from now on (hooks and the cg MCP server); check them with /hooks and /mcp',
   ],
   hookGaps: [
-    'a result carrying an error reaches the model whole (verbatim errors); cg proxy serves no Gemini API, so no other door reaches it',
+    'a result carrying an error reaches the model whole (verbatim errors); `cg wrap gemini` reaches it with an API key or a gateway (not with Google sign-in or Vertex AI)',
   ],
   // Gemini CLI's run_shell_command sets GEMINI_CLI=1 (its docs/tools/shell.md; seen in a real call).
   agentEnv: ['GEMINI_CLI'],

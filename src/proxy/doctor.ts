@@ -1,6 +1,6 @@
 /**
  * proxyDoctor(): what `cg doctor` reports about the proxy — is a `cg proxy` answering (GET
- * /_cg/health), and do Claude Code and Codex point at it. Each check is one line with a status;
+ * /_cg/health), and do Claude Code, Codex and Gemini CLI point at it. Each check is one line with a status;
  * nothing here throws, writes, or prints a secret (it reads only URLs from settings and env).
  * The URL checked is the one Claude Code is configured with when that is a local one, else the
  * default http://127.0.0.1:8787.
@@ -100,6 +100,17 @@ export async function proxyDoctor(o: ProxyDoctorOptions = {}): Promise<DoctorChe
           name: 'codex',
           status: 'warn',
           detail: `no Codex model_provider points at ${url}/v1: \`cg init codex --proxy\` prints the lines`,
+        },
+  );
+  // Gemini CLI reads its base URL from the environment only (API-key and gateway auth).
+  const gemini = env.GOOGLE_GEMINI_BASE_URL;
+  checks.push(
+    sameUrl(gemini, url)
+      ? { name: 'gemini', status: 'ok', detail: 'Gemini CLI points at it (GOOGLE_GEMINI_BASE_URL)' }
+      : {
+          name: 'gemini',
+          status: 'warn',
+          detail: `${gemini ? `Gemini CLI points at ${gemini}, not the proxy` : 'Gemini CLI does not use the proxy'}: \`cg wrap gemini\`, or export GOOGLE_GEMINI_BASE_URL=${url} (API-key or gateway auth; Google sign-in and Vertex AI go to APIs cg proxy does not serve)`,
         },
   );
   return checks;
