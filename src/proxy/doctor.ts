@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { geminiProxyCheck } from '../hosts/gemini-wrap.js';
 import { DEFAULT_PROXY_URL } from './setup.js';
 
 export interface DoctorCheck {
@@ -102,16 +103,6 @@ export async function proxyDoctor(o: ProxyDoctorOptions = {}): Promise<DoctorChe
           detail: `no Codex model_provider points at ${url}/v1: \`cg init codex --proxy\` prints the lines`,
         },
   );
-  // Gemini CLI reads its base URL from the environment only (API-key and gateway auth).
-  const gemini = env.GOOGLE_GEMINI_BASE_URL;
-  checks.push(
-    sameUrl(gemini, url)
-      ? { name: 'gemini', status: 'ok', detail: 'Gemini CLI points at it (GOOGLE_GEMINI_BASE_URL)' }
-      : {
-          name: 'gemini',
-          status: 'warn',
-          detail: `${gemini ? `Gemini CLI points at ${gemini}, not the proxy` : 'Gemini CLI does not use the proxy'}: \`cg wrap gemini\`, or export GOOGLE_GEMINI_BASE_URL=${url} (API-key or gateway auth; Google sign-in and Vertex AI go to APIs cg proxy does not serve)`,
-        },
-  );
+  checks.push(geminiProxyCheck(env, url));
   return checks;
 }

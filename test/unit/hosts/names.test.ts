@@ -4,6 +4,9 @@
  * one host. The files that still do are listed with how many they hold, and the list may only
  * shrink: a new file or one more literal fails here, and a file that has moved its literals out
  * must be taken off the list (so the ratchet follows the moves into the host folders).
+ * `gemini` is also the name of Google's API as a request format and a proxy provider (beside
+ * `anthropic`, `openai`, `responses`): in the input readers, the proxy's routing and the model
+ * client, where no host is meant, that literal is the API's and is not counted.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -11,7 +14,6 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../helpers.js';
 
 const STILL_SPELLED: Readonly<Record<string, number>> = {
-  'src/cli.ts': 6,
   'src/commands/doctor.ts': 4,
   'src/commands/hook.ts': 6,
   'src/commands/init.ts': 9,
@@ -23,6 +25,9 @@ const STILL_SPELLED: Readonly<Record<string, number>> = {
 };
 
 const LITERAL = /(['"`])(claude|codex|gemini|claude-code)\1/g;
+
+/** Where a `'gemini'` literal names the Gemini API (format, provider), not Gemini CLI. */
+const API_NAMED = /^src\/(input|llm|proxy\/(?!doctor\.ts))/;
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -36,7 +41,8 @@ describe('host names in src/', () => {
     for (const file of sources(join(ROOT, 'src'))) {
       const rel = relative(ROOT, file);
       if (rel.startsWith('src/hosts/')) continue;
-      const n = (readFileSync(file, 'utf8').match(LITERAL) ?? []).length;
+      const literals = readFileSync(file, 'utf8').match(LITERAL) ?? [];
+      const n = literals.filter((l) => !(API_NAMED.test(rel) && l.slice(1, -1) === 'gemini')).length;
       if (n > 0) found[rel] = n;
     }
     for (const [file, n] of Object.entries(found))
