@@ -8,7 +8,7 @@
 
 import { type CgConfig, defaultConfig, parseConfigObject } from './config.js';
 import type { FilterSource } from './dsl/types.js';
-import { hostLimit } from './hosts/limits.js';
+import { hostLimit } from './hosts/index.js';
 import { transcriptQuery } from './input/query.js';
 import { readTranscript } from './input/read.js';
 import type {

@@ -13,12 +13,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { delimiter, join, resolve, sep } from 'node:path';
-import { isCgHookCommand, valueAt } from '../hook/settings.js';
+import { delimiter, join, resolve } from 'node:path';
+import { arrayAt, objectAt, stringAt } from '../hosts/hook/payload.js';
+import { isCgHookCommand, valueAt } from '../hosts/hook/settings.js';
 import type { Host, Scope } from '../hosts/host.js';
 import { HOSTS } from '../hosts/index.js';
+import { isHostName } from '../hosts/names.js';
 import type { DoctorCheck } from '../proxy/doctor.js';
-import { resolveStoreDir } from '../store/location.js';
 
 export interface DoctorContext {
   env: NodeJS.ProcessEnv;
@@ -83,21 +84,16 @@ async function installed(host: Host, ctx: DoctorContext, home: string): Promise<
     // In the home directory the project's settings are the user's: one file, checked once.
     if (!existsSync(file) || found.some((f) => resolve(f.file) === resolve(file))) continue;
     const text = readFileSync(file, 'utf8');
-    const hooks = await valueAt(text, ['hooks']);
-    if (typeof hooks !== 'object' || hooks === null) continue;
-    const byEvent = hooks as Record<string, unknown>;
+    const hooks = objectAt(await valueAt(text, ['hooks']));
+    if (!hooks) continue;
     const commands: Installed['commands'] = [];
     const legacy: string[] = [];
-    for (const [event, groups] of Object.entries(byEvent)) {
-      if (!Array.isArray(groups)) continue;
-      for (const g of groups) {
-        const handlers = (g as { hooks?: unknown }).hooks;
-        if (!Array.isArray(handlers)) continue;
-        for (const h of handlers) {
-          const command = (h as { command?: unknown }).command;
-          if (!isCgHookCommand(command)) continue;
-          if (host.entries.some((e) => e.event === event))
-            commands.push({ event, command: command as string });
+    for (const [event, groups] of Object.entries(hooks)) {
+      for (const g of arrayAt(groups) ?? []) {
+        for (const h of arrayAt(g, 'hooks') ?? []) {
+          const command = stringAt(h, 'command');
+          if (command === undefined || !isCgHookCommand(command)) continue;
+          if (host.entries.some((e) => e.event === event)) commands.push({ event, command });
           else legacy.push(event);
         }
       }
@@ -105,49 +101,6 @@ async function installed(host: Host, ctx: DoctorContext, home: string): Promise<
     if (commands.length > 0 || legacy.length > 0) found.push({ file, scope, commands, legacy });
   }
   return found;
-}
-
-/** Problems particular to a host: trust, enablement, what its hook needs besides the entry. */
-async function hostProblems(
-  host: Host,
-  inst: Installed,
-  ctx: DoctorContext,
-  home: string,
-): Promise<string[]> {
-  const problems: string[] = [];
-  if (host.name === 'codex') {
-    const codexHome = ctx.env.CODEX_HOME || join(home, '.codex');
-    const config = join(codexHome, 'config.toml');
-    const text = existsSync(config) ? readFileSync(config, 'utf8') : '';
-    if (!text.includes(`${inst.file}:pre_tool_use`) || !/trusted_hash\s*=/.test(text)) {
-      problems.push(
-        `Codex has not trusted this hook (codex exec skips it silently): open /hooks in Codex and trust "cg hook codex"`,
-      );
-    }
-    const store = resolveStoreDir(ctx.env);
-    const roots = [...text.matchAll(/writable_roots\s*=\s*\[([^\]]*)\]/g)].flatMap((m) =>
-      [...m[1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((x) => x[1]!),
-    );
-    const writable = [ctx.cwd, '/tmp', ctx.env.TMPDIR ?? tmpdir(), ...roots].map((r) => resolve(r));
-    const inside = writable.some((r) => store === r || store.startsWith(r + sep));
-    if (!inside && !/sandbox_mode\s*=\s*"danger-full-access"/.test(text)) {
-      problems.push(
-        `in Codex's workspace-write sandbox cg cannot write its store ${store} (output passes through raw, no markers): add it to writable_roots under [sandbox_workspace_write] in ${config}`,
-      );
-    }
-  }
-  if (host.name === 'gemini') {
-    const text = readFileSync(inst.file, 'utf8');
-    if ((await valueAt(text, ['hooksConfig', 'enabled'])) === false) {
-      problems.push(`hooks are disabled (hooksConfig.enabled is false in ${inst.file})`);
-    }
-    if ((await valueAt(text, ['mcpServers', 'cg'])) === undefined) {
-      problems.push(
-        `cg's MCP server is not registered as "cg" in ${inst.file}: the hook hands output back through it (cg init gemini adds it)`,
-      );
-    }
-  }
-  return problems;
 }
 
 /** One line of the report; `unknown` is a check that could not be made (a host not on PATH). */
@@ -245,7 +198,8 @@ export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
             { file: inst.file, event, command, ms: r.ms },
           );
         }
-        for (const p of await hostProblems(host, inst, ctx, home)) say(false, p);
+        const problems = (await host.doctorProblems?.(inst.file, { env: ctx.env, cwd: ctx.cwd, home })) ?? [];
+        for (const p of problems) say(false, p);
       }
       for (const gap of host.hookGaps) report.checks.push({ status: 'warn', detail: gap });
     }
@@ -255,7 +209,7 @@ export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
   const { proxyDoctor } = await import('../proxy/doctor.js');
   const checks = await (ctx.proxyChecks ?? proxyDoctor)({ env: ctx.env });
   const up = checks.find((c) => c.name === 'proxy')?.status === 'ok';
-  const pointed = checks.some((c) => (c.name === 'claude' || c.name === 'codex') && c.status === 'ok');
+  const pointed = checks.some((c) => isHostName(c.name) && c.status === 'ok');
   const proxy = { used: up || pointed, checks };
   const failed =
     hosts.some((h) => h.checks.some((c) => c.status === 'fail')) ||

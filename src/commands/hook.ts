@@ -3,9 +3,9 @@
  * stdin and answers on stdout, by the payload's event:
  *
  *   - Claude Code PostToolUse, Gemini CLI AfterTool: the tool already ran as approved; the answer
- *     replaces its output with the compacted one (hook/output.ts, the host tables in src/hosts/).
+ *     replaces its output with the compacted one (hosts/hook/output.ts, the host tables in src/hosts/).
  *   - Codex PreToolUse: Codex offers no output replacement, so a shell command that Codex's own
- *     policy runs without asking is rewritten to go through `cg run` (hook/rewrite.ts, codex.ts).
+ *     policy runs without asking is rewritten to go through `cg run` (hosts/hook/rewrite.ts, hosts/codex/).
  *   - anything else (a Claude PreToolUse left by an older `cg init`): no answer.
  *
  * It never fails the agent's call: CG_DISABLE=1, a payload it does not understand, a broken config
@@ -15,7 +15,8 @@
  * command. CG_HOOK_DEBUG=1 says on stderr what was decided and why.
  */
 import type { FilterSource } from '../component.js';
-import type { HostName } from '../hosts/host.js';
+import { filledStringAt, isObject } from '../hosts/hook/payload.js';
+import type { CommandPolicy, HookContext, HostName } from '../hosts/host.js';
 import { readStdin, writeOut } from '../io.js';
 
 export interface HookFlags {
@@ -29,8 +30,8 @@ export interface HookDeps extends HookFlags {
   filters?: (cwd: string, env: NodeJS.ProcessEnv) => FilterSource | Promise<FilterSource>;
   /** How a Codex rewrite names cg (tests pass `cg`; the default is this node and script). */
   invocation?: string;
-  /** Codex's verdict on commands (tests pass a fake; the default asks Codex). */
-  codexPolicy?: import('../hook/codex-policy.js').PolicyCheck;
+  /** The host's own rules' verdict on commands (tests pass a fake; the default asks the host). */
+  policy?: CommandPolicy;
   /** Told what was decided and why. */
   debug?: (line: string) => void;
 }
@@ -46,35 +47,21 @@ export async function hookAnswer(
     if (env.CG_DISABLE === '1') return undefined;
     const parsed = parsePayload(payload, deps.debug);
     if (!parsed) return undefined;
-    const p = parsed;
-    const event = p.hook_event_name;
-    const cwd = typeof p.cwd === 'string' && p.cwd !== '' ? p.cwd : process.cwd();
-    const session = typeof p.session_id === 'string' && p.session_id !== '' ? p.session_id : undefined;
-    const common = {
-      cwd,
+    const event = parsed.hook_event_name;
+    const session = filledStringAt(parsed, 'session_id');
+    const ctx: HookContext = {
+      ...deps,
+      cwd: filledStringAt(parsed, 'cwd') ?? process.cwd(),
       env,
       host,
       ...(session !== undefined ? { session } : {}),
-      ...(deps.debug ? { debug: deps.debug } : {}),
       ...(deps.mcpTool ? { mcpTool: deps.mcpTool, hint: ` [full output: ${deps.mcpTool} key={key}]` } : {}),
     };
-    if ((host === 'claude' && event === 'PostToolUse') || (host === 'gemini' && event === 'AfterTool')) {
-      const [{ readToolResult, replacementAnswer }, { toolShapes }] = await Promise.all([
-        import('../hook/output.js'),
-        import('../hosts/index.js'),
-      ]);
-      const result = readToolResult(p);
-      if (!result) {
-        const lacks = typeof p.tool_name !== 'string' ? 'tool_name (a string)' : 'tool_response';
-        deps.debug?.(`left alone: the ${String(event)} payload has no ${lacks}`);
-        return undefined;
-      }
-      return await replacementAnswer(toolShapes(host), result, common);
-    }
-    if (host === 'codex' && event === 'PreToolUse') {
-      const { codexRewrite } = await import('../hook/codex-rewrite.js');
-      return await codexRewrite(p, { ...common, ...deps, cwd, env });
-    }
+    const { hostNamed } = await import('../hosts/index.js');
+    const row = hostNamed(host);
+    const handler =
+      typeof event === 'string' && row && Object.hasOwn(row.hook, event) ? row.hook[event] : undefined;
+    if (handler) return await handler(parsed, ctx);
     if (deps.debug) deps.debug(`left alone: ${await unansweredEvent(host, event)}`);
     return undefined;
   } catch (err) {
@@ -99,8 +86,7 @@ function parsePayload(
     debug?.(`left alone: the payload is not JSON (${(err as Error).message})`);
     return undefined;
   }
-  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
-    return parsed as Record<string, unknown>;
+  if (isObject(parsed)) return parsed;
   debug?.(
     `left alone: the payload is ${Array.isArray(parsed) ? 'a JSON array' : `JSON ${typeof parsed}`}, not an object`,
   );
@@ -110,7 +96,7 @@ function parsePayload(
 /** Why an event gets no answer: what the payload lacked, or which events this host's hook answers. */
 async function unansweredEvent(host: HostName, event: unknown): Promise<string> {
   const { hostNamed } = await import('../hosts/index.js');
-  const answered = [...new Set(hostNamed(host)?.entries.map((e) => e.event) ?? [])].join(' or ');
+  const answered = Object.keys(hostNamed(host)?.hook ?? {}).join(' or ');
   if (event === undefined) return `the payload has no hook_event_name (cg hook ${host} answers ${answered})`;
   if (typeof event !== 'string')
     return `the payload's hook_event_name is not a string (cg hook ${host} answers ${answered})`;

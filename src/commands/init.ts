@@ -2,11 +2,11 @@
  * `cg init claude|codex|gemini [--global|--project] [--dry-run] [--uninstall]` puts cg's hook into
  * an agent host's settings (the file, event and matcher come from the host's table in src/hosts/),
  * or takes it out. Every byte of the file outside cg's entries stays as the user wrote it
- * (hook/settings.ts); an older cg's entry (Claude Code's PreToolUse rewrite) is migrated in the
+^ * (hosts/hook/settings.ts); an older cg's entry (Claude Code's PreToolUse rewrite) is migrated in the
  * same edit. Permission rules are never touched. The hook is named by absolute path — this node and
  * this cg script — so the host finds it whatever its PATH; `cg doctor` checks it still runs.
- * For Gemini CLI, cg's MCP server is registered too (the hook hands output back through its
- * cg_expand tool). A changed file is written atomically after the previous one is copied to a new
+ * What a host needs besides the entries comes from its row too (Gemini CLI: cg's MCP server, which
+ * its hook hands output back through; Claude Code: marker hints naming a registered cg_expand). A changed file is written atomically after the previous one is copied to a new
  * FILE.cg-backup (never over an older backup: .1, .2, … follow). `--uninstall` of a file cg created
  * removes it when nothing else is left. --dry-run prints the unified diff and writes nothing.
  *
@@ -24,27 +24,18 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
-import { unifiedDiff } from '../hook/diff.js';
-import {
-  type Edit,
-  installHooks,
-  isEmptyDocument,
-  removeMember,
-  setMember,
-  uninstallHooks,
-  valueAt,
-} from '../hook/settings.js';
-import { claudeProxyEdit, proxyUrlOf } from '../hosts/claude-proxy-settings.js';
-import { GEMINI_MCP_SERVER } from '../hosts/gemini.js';
-import type { Host } from '../hosts/host.js';
-import { hostNamed } from '../hosts/index.js';
+import { unifiedDiff } from '../hosts/hook/diff.js';
+import { type Edit, installHooks, isEmptyDocument, uninstallHooks } from '../hosts/hook/settings.js';
+import type { Host, Place } from '../hosts/host.js';
+import { HOSTS, hostNamed } from '../hosts/index.js';
+import { HOST_NAMES } from '../hosts/names.js';
 import { makeDirsSync } from '../make-dirs.js';
-import { codexSnippet } from '../proxy/setup.js';
+import { proxyUrlOf } from '../proxy/setup.js';
 import { shellQuote } from '../run/quote.js';
 
-export const INIT_TARGETS = ['claude', 'codex', 'gemini', 'agents-md'] as const;
+export const INIT_TARGETS = [...HOST_NAMES, 'agents-md'] as const;
 export type InitTarget = (typeof INIT_TARGETS)[number];
 
 export interface InitFlags {
@@ -86,8 +77,18 @@ export function selfCommand(): string {
   return script ? `${shellQuote(process.execPath)} ${shellQuote(script)}` : 'cg';
 }
 
+function placeOf(flags: InitFlags, ctx: InitContext): Place {
+  return {
+    scope: flags.project ? 'project' : 'global',
+    env: ctx.env,
+    cwd: ctx.cwd,
+    home: ctx.env.HOME || homedir(),
+  };
+}
+
 export function settingsFileOf(host: Host, flags: InitFlags, ctx: InitContext): string {
-  return host.settingsFile(flags.project ? 'project' : 'global', ctx.env, ctx.cwd, ctx.env.HOME || homedir());
+  const { scope, env, cwd, home } = placeOf(flags, ctx);
+  return host.settingsFile(scope, env, cwd, home);
 }
 
 /** The host's entries as they go into its settings, with the command cg is run by. */
@@ -100,55 +101,6 @@ export function entriesOf(host: Host, invocation: string, extra: readonly string
   }));
 }
 
-/**
- * Claude Code's name for cg's MCP cg_expand tool, when `cg mcp` is registered with it (user scope in
- * ~/.claude.json, or this project's .mcp.json): the hook then points marker hints at that tool.
- */
-export function claudeMcpTool(flags: InitFlags, ctx: InitContext): string | undefined {
-  const home = ctx.env.HOME || homedir();
-  const read = (file: string): Record<string, unknown> | undefined => {
-    try {
-      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      return typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const servers: unknown[] = [];
-  if (flags.project) servers.push(read(join(ctx.cwd, '.mcp.json'))?.mcpServers);
-  else {
-    const user = read(join(home, '.claude.json'));
-    servers.push(
-      user?.mcpServers,
-      (user?.projects as Record<string, { mcpServers?: unknown }> | undefined)?.[ctx.cwd]?.mcpServers,
-    );
-  }
-  for (const list of servers) {
-    if (typeof list !== 'object' || list === null) continue;
-    for (const [name, entry] of Object.entries(list)) {
-      if (isCgMcpEntry(entry) && /^[A-Za-z0-9_-]+$/.test(name)) return `mcp__${name}__cg_expand`;
-    }
-  }
-  return undefined;
-}
-
-/** Gemini CLI's MCP server entry for cg. */
-function mcpEntry(invocation: string): { command: string; args: string[]; trust: boolean } {
-  const [command, ...args] = invocation
-    .split(' ')
-    .map((w) => w.replace(/^'(.*)'$/s, '$1').replaceAll(`'\\''`, "'"));
-  return { command: command!, args: [...args, 'mcp'], trust: true };
-}
-
-/** An MCP server entry that runs `cg mcp` (`cg mcp`, `node …/cg.js mcp`). */
-function isCgMcpEntry(v: unknown): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  const { command, args } = v as { command?: unknown; args?: unknown };
-  if (!Array.isArray(args) || args.at(-1) !== 'mcp') return false;
-  const cg = (a: unknown) => typeof a === 'string' && /(^|\/)cg(\.js)?$/.test(a);
-  return cg(command) || args.some(cg);
-}
-
 async function edit(
   host: Host,
   before: string | undefined,
@@ -157,27 +109,17 @@ async function edit(
   extra: readonly string[],
 ): Promise<Edit> {
   const events = [...host.entries.map((e) => e.event), ...host.legacyEvents];
-  let result = flags.uninstall
+  const result = flags.uninstall
     ? await uninstallHooks(before, events)
     : await installHooks(before, entriesOf(host, invocation, extra), host.legacyEvents);
-  if (!result.ok || host.name !== 'gemini') return result;
-  const text = result.text === '' ? (before ?? '') : result.text;
-  const existing = text.trim() === '' ? undefined : await valueAt(text, ['mcpServers', GEMINI_MCP_SERVER]);
-  if (flags.uninstall) {
-    if (!isCgMcpEntry(existing)) return result;
-    const removed = await removeMember(text, 'mcpServers', GEMINI_MCP_SERVER);
-    return removed.ok ? { ok: true, text: removed.text, changed: true } : removed;
-  }
-  if (existing !== undefined && !isCgMcpEntry(existing)) {
-    return {
-      ok: false,
-      reason: `mcpServers.${GEMINI_MCP_SERVER} is already something else; rename it first`,
-    };
-  }
-  const wanted = mcpEntry(invocation);
-  if (JSON.stringify(existing) === JSON.stringify(wanted)) return result;
-  result = await setMember(text, 'mcpServers', GEMINI_MCP_SERVER, wanted);
-  return result.ok ? { ok: true, text: result.text, changed: true } : result;
+  if (!result.ok || !host.alsoInit) return result;
+  const also = await host.alsoInit(
+    result.text === '' ? (before ?? '') : result.text,
+    !!flags.uninstall,
+    invocation,
+  );
+  if (!also.ok) return also;
+  return also.changed ? { ok: true, text: also.text, changed: true } : result;
 }
 
 export async function initCommand(target: string, flags: InitFlags, ctx: InitContext): Promise<number> {
@@ -199,21 +141,21 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
     return 0;
   }
   if (flags.global && flags.project) throw new UsageError('init: give --global or --project, not both');
-  const proxy = flags.proxy !== undefined;
-  if (proxy && target === 'codex') {
-    // Codex's provider lives in config.toml, which cg does not edit: it prints the lines instead.
-    ctx.out(
-      `# add to ~/.codex/config.toml (with cg proxy running):\n${codexSnippet(proxyUrlOf(flags.proxy))}\n`,
-    );
+  const host = hostNamed(target)!;
+  const proxy = flags.proxy === undefined ? undefined : host.proxyInit;
+  if (flags.proxy !== undefined && proxy === undefined) {
+    const served = HOSTS.filter((h) => h.proxyInit).map((h) => h.name);
+    throw new UsageError(`init ${target}: --proxy is for ${served.join(' and ')}`);
+  }
+  if (proxy && 'print' in proxy) {
+    ctx.out(proxy.print(proxyUrlOf(flags.proxy)));
     return 0;
   }
-  if (proxy && target !== 'claude') throw new UsageError(`init ${target}: --proxy is for claude and codex`);
-  const host = hostNamed(target)!;
   const file = settingsFileOf(host, flags, ctx);
   const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
-  const mcpTool = !proxy && host.name === 'claude' ? claudeMcpTool(flags, ctx) : undefined;
+  const mcpTool = proxy ? undefined : host.registeredMcpTool?.(placeOf(flags, ctx));
   const result = proxy
-    ? await claudeProxyEdit(before, proxyUrlOf(flags.proxy), !!flags.uninstall)
+    ? await proxy.edit(before, proxyUrlOf(flags.proxy), !!flags.uninstall)
     : await edit(
         host,
         before,
@@ -222,7 +164,7 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
         mcpTool ? ['--mcp-tool', mcpTool] : [],
       );
   if (!result.ok) throw new ConfigError('', result.reason, file);
-  const what = proxy ? 'the cg proxy setting (env.ANTHROPIC_BASE_URL)' : 'the cg hook';
+  const what = proxy ? proxy.what : 'the cg hook';
 
   if (!result.changed) {
     ctx.out(
@@ -262,16 +204,14 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
   }
   if (proxy) {
     ctx.out(
-      `cg: added ${what} to ${file}${saved}\ncg: start the proxy with \`cg proxy\`; Claude Code sessions started from now on use it\n`,
+      `cg: added ${what} to ${file}${saved}\ncg: start the proxy with \`cg proxy\`; ${host.title} sessions started from now on use it\n`,
     );
     return 0;
   }
   ctx.out(`cg: added the cg hook to ${file}${saved}\n`);
   if (mcpTool) ctx.out(`cg: cg mcp is registered: marker hints name its tool ${mcpTool}\n`);
   for (const line of host.afterInstall) ctx.out(`cg: ${line}\n`);
-  ctx.out(
-    `cg: to tell the agent about <<cg:KEY>> markers: cg init agents-md >> ${host.name === 'claude' ? 'CLAUDE.md' : host.name === 'gemini' ? 'GEMINI.md' : 'AGENTS.md'}\n`,
-  );
+  ctx.out(`cg: to tell the agent about <<cg:KEY>> markers: cg init agents-md >> ${host.instructionsFile}\n`);
   ctx.out('cg: check the integration at any time with: cg doctor\n');
   return 0;
 }

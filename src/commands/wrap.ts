@@ -2,7 +2,7 @@
  * `cg wrap <host> [host args…]`: runs an agent host through `cg proxy` for this run only. The proxy
  * is one already answering where the host (its base URL variable) or the user's config points, else
  * a child `cg proxy` on a free loopback port (wrap-proxy.ts) that forwards where the host would have
- * gone without cg. The host is pointed at it its own way (hosts/wrap.ts) — environment and
+ * gone without cg. The host is pointed at it its own way (its row's wrap, src/hosts/NAME/wrap.ts) — environment and
  * command-line overrides, never a settings file — and runs in the foreground with the terminal as
  * it is: stdio inherited, in cg's own process group (so the terminal's Ctrl-C, Ctrl-\ and Ctrl-Z
  * reach it directly and are not passed on a second time; SIGTERM and SIGHUP sent to cg are), its
@@ -18,7 +18,8 @@ import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { didYouMean } from '../config/nearest.js';
 import { UsageError } from '../errors.js';
-import { WRAP_HOSTS, type WrapHost } from '../hosts/wrap.js';
+import { HOSTS } from '../hosts/index.js';
+import type { WrapHost } from '../hosts/wrap.js';
 import { warn } from '../io.js';
 import { isTerminal } from '../terminal.js';
 import { type OwnProxy, proxyAnswers, startProxy } from './wrap-proxy.js';
@@ -29,9 +30,9 @@ export interface WrapFlags {
 }
 
 function hostOf(name: string): WrapHost {
-  const host = WRAP_HOSTS.find((h) => h.name === name);
+  const host = HOSTS.find((h) => h.name === name)?.wrap;
   if (host) return host;
-  const names = WRAP_HOSTS.map((h) => h.name);
+  const names = HOSTS.map((h) => h.name);
   throw new UsageError(
     `wrap: unknown host ${JSON.stringify(name)}${didYouMean(name, names) || ` (hosts: ${names.join(', ')})`}`,
   );

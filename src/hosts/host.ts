@@ -1,11 +1,20 @@
 /**
  * What cg knows about one agent host, as data (STYLE: "the language table is data"): where its
- * hook settings live, which hook entries cg installs there, how the host's hook payloads carry a
- * tool's output and how a shorter one is handed back, and how `cg doctor` checks the install.
- * One file per host (claude.ts, codex.ts, gemini.ts) fills this in; nothing here does any I/O.
+ * hook settings live, which hook entries cg installs there, which hook events it answers and how,
+ * how `cg init`, `cg doctor`, `cg wrap`, `cg proxy` and `cg stats` deal with it, and what the host
+ * itself shows of a long output. One folder per host (claude/, codex/, gemini/) fills this in, its
+ * host.ts the row of the table in index.ts; adding a host is one folder and one row. A row is
+ * loaded on every start-up that needs a host's limits or name, so what is heavy (tool shapes,
+ * policy engines, doctor probes) sits behind an import() in the row's functions. Nothing here does
+ * any I/O.
  */
 
+import type { FilterSource } from '../component.js';
+import type { DoctorCheck } from '../proxy/doctor.js';
+import type { Edit } from './hook/settings.js';
+import type { HostLimit } from './limits.js';
 import type { HostName } from './names.js';
+import type { WrapHost } from './wrap.js';
 
 export type { HostName };
 export type Scope = 'global' | 'project';
@@ -90,9 +99,104 @@ export interface DoctorProbe {
   check(answer: unknown): string | undefined;
 }
 
+/**
+ * What a hook handler gets besides the payload: where the agent works, cg's options for the
+ * model's view, and the seams tests substitute (filters, the host's own rules, how cg is named).
+ */
+export interface HookContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** The host the answer goes to. */
+  host: HostName;
+  /** The host's session id, for the stats ledger. */
+  session?: string;
+  /** The host's name for cg's MCP cg_expand tool, and the marker hint naming it. */
+  mcpTool?: string;
+  hint?: string;
+  /** The filters for an agent working in cwd (default: the real ones). */
+  filters?: (cwd: string, env: NodeJS.ProcessEnv) => FilterSource | Promise<FilterSource>;
+  /** The host's own rules' verdict on commands, for a host that has such rules (default: ask it). */
+  policy?: CommandPolicy;
+  /** How a rewritten command names cg (default: this node and this cg script). */
+  invocation?: string;
+  /** Told what was decided and why (CG_HOOK_DEBUG). */
+  debug?: (line: string) => void;
+}
+
+/** Whether any of a host's own rules (or a doubt about them) applies to any of these argvs. */
+export type CommandPolicy = (
+  argvs: readonly (readonly string[])[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+) => Promise<PolicyVerdict>;
+
+export type PolicyVerdict = { matched: false } | { matched: true; why: string };
+
+/** Answers one hook payload: the line to print, or undefined for "leave the call alone". */
+export type HookHandler = (payload: Record<string, unknown>, ctx: HookContext) => Promise<string | undefined>;
+
+/** Where `cg init` and `cg doctor` look: the scope, the environment, the project and home. */
+export interface Place {
+  scope: Scope;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  home: string;
+}
+
+/** How `cg init HOST --proxy` points the host at `cg proxy`. */
+export type ProxyInit =
+  /** Lines the user adds to a file cg does not edit. */
+  | { print(url: string): string }
+  | {
+      /** The host's settings text with the proxy set (or, uninstalling, taken out). */
+      edit(text: string | undefined, url: string, uninstall: boolean): Promise<Edit>;
+      /** What the edit sets, for the messages. */
+      what: string;
+    };
+
+/** How `cg doctor`'s proxy section sees the host. */
+export interface ProxyDoctor {
+  /** The loopback proxy URL the host is configured with, if any (doctor checks that proxy). */
+  configuredUrl(env: NodeJS.ProcessEnv): string | undefined;
+  /** Whether the host points at the proxy at url: the first check is named after the host. */
+  checks(env: NodeJS.ProcessEnv, url: string): DoctorCheck[];
+}
+
+/** How `cg stats` names the host and measures against it (the names are on disk: never renamed). */
+export interface HostStats {
+  /** The name runs are recorded under. */
+  name: string;
+  /** Values of CG_HOST that mean this host (lower-case), the recorded name among them. */
+  aliases: readonly string[];
+  /** Set by the host in every shell it runs a command in. */
+  detectEnv: string;
+  /** In a few words, what the host shows of a long output. */
+  shows: string;
+}
+
 export interface Host {
   name: HostName;
   title: string;
+  /** What the host shows the model of a long shell command output (its own limits). */
+  limit: HostLimit;
+  stats: HostStats;
+  /** The hook events cg answers for this host, each with its handler (`cg hook NAME`). */
+  hook: Readonly<Record<string, HookHandler>>;
+  /** Whether a request to `cg proxy` came from this host, by its headers. */
+  sentRequest(header: (name: string) => string | undefined): boolean;
+  /** How `cg wrap` points the host at a proxy for one run. */
+  wrap: WrapHost;
+  /** The instructions file its agent reads (for `cg init agents-md >> FILE`). */
+  instructionsFile: string;
+  /** cg's MCP cg_expand tool as registered with the host there, for marker hints (`--mcp-tool`). */
+  registeredMcpTool?(place: Place): string | undefined;
+  /** What `cg init` changes in the host's settings besides the hook entries (an MCP server). */
+  alsoInit?(text: string, uninstall: boolean, invocation: string): Promise<Edit>;
+  /** What would keep an installed hook in `file` from working: trust, enablement (`cg doctor`). */
+  doctorProblems?(file: string, place: Omit<Place, 'scope'>): Promise<string[]>;
+  /** `cg init HOST --proxy`, for a host `cg proxy` serves. */
+  proxyInit?: ProxyInit;
+  proxyDoctor?: ProxyDoctor;
   /** The hook settings file for a scope (a JSON document with a top-level "hooks" object). */
   settingsFile(scope: Scope, env: NodeJS.ProcessEnv, cwd: string, home: string): string;
   /** What cg installs. */
@@ -121,8 +225,4 @@ export interface Host {
 /** Whether a tool name is one a shape covers. */
 export function shapeCovers(shape: ToolShape, tool: string): boolean {
   return shape.tools.some((t) => (t.endsWith('*') ? tool.startsWith(t.slice(0, -1)) : t === tool));
-}
-
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

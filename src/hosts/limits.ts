@@ -1,31 +1,15 @@
 /**
- * What each agent host itself shows the model of a long shell command output, keyed by host name:
- * the one table of those limits (read in the pinned packages, each with where its figure comes
- * from). `cg stats` measures savings against it (src/stats/hosts.ts) and the pipeline's host gate
- * (src/pipeline/host-cap.ts) never hands a host more than it: where cg replaces such an output, the
+ * What an agent host itself shows the model of a long shell command output: the shape of those
+ * limits (each host's figures, read in its pinned package with where each comes from, are in its
+ * folder: claude/limits.ts, codex/limits.ts, gemini/limits.ts) and the functions over them.
+ * `cg stats` measures savings against them (src/stats/hosts.ts) and the pipeline's host gate
+ * (src/pipeline/host-cap.ts) never hands a host more: where cg replaces such an output, the
  * replacement is no more tokens than what the host would have shown of the original (DESIGN §1.9).
  * `frame` renders that view — the host's own wrapper text around what it keeps — so its tokens can be
  * counted like any other text; the wrappers' file paths are placeholders of a typical length.
- *
- * The figures, from the pinned clients (test/clients/clients.json):
- *   - Claude Code 2.1.332: Bash output over bashOutputMaxChars (default 30,000 characters;
- *     BASH_MAX_OUTPUT_LENGTH changes it) is saved to a file and the model reads a
- *     `<persisted-output>` preview of its first 2,000 characters, cut back to the last newline
- *     when that is past half.
- *   - Codex 0.171.0: every model of its bundled catalogue has truncation_policy {mode: tokens,
- *     limit: 10000}; a token is taken as 4 bytes (codex-rs/utils/string approx_bytes_for_tokens),
- *     so 40,000 bytes are kept, half from each end around `…N tokens truncated…`, under
- *     `Total output lines: N`.
- *   - Gemini CLI 0.61.0: tools.truncateToolOutputThreshold, default 40,000 characters;
- *     formatTruncatedToolOutput keeps the first 20 % and the last 80 % and saves the whole to a file.
- * Checked again in the installed 2.1.332 / 0.171.0 / 0.61.0 packages: the claude binary's settings
- * schema (bashOutputMaxChars "default 30000; values clamp to 4000-128000") and `r$=2000` beside
- * `Preview (first`; the 14 truncation_policy entries of codex's catalogue, all {"mode": "tokens",
- * "limit": 10000}, and its `…N tokens truncated…` / `Total output lines:` strings; gemini's
- * DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD = 4e4 and formatTruncatedToolOutput (0.2 of it as head).
+ * The figures were checked again in the installed 2.1.332 / 0.171.0 / 0.61.0 packages
+ * (test/clients/clients.json pins them).
  */
-
-export type HostName = 'claude-code' | 'codex' | 'gemini';
 
 export interface HostLimit {
   /** Longest output shown whole; `unit` says what is counted. */
@@ -44,56 +28,6 @@ export interface Kept {
   tail: string;
   /** The whole output, for the sizes and counts a host prints about it. */
   text: string;
-}
-
-const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)}KB`;
-const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-
-export const HOST_LIMITS: Readonly<Record<HostName, HostLimit>> = {
-  'claude-code': {
-    inline: 30_000,
-    unit: 'chars',
-    keep: { head: 2_000, tail: 0, atNewline: true },
-    source:
-      '@anthropic-ai/claude-code@2.1.332: setting bashOutputMaxChars, default 30000 ("Output past this is saved to a file and Claude receives a short preview plus the path"); preview r$=2000 chars, cut back to the last newline when that is past half; the <persisted-output> wrapper; CLAUDECODE=1 in every Bash shell',
-    frame: ({ head, text }) =>
-      `<persisted-output>\nOutput too large (${kb(Buffer.byteLength(text))}). Full output saved to: /home/user/.claude/projects/-home-user-project/00000000-0000-0000-0000-000000000000/tool-results/toolu_000000000000000000000000.txt\n\nPreview (first 2KB):\n${head}\n...\n</persisted-output>`,
-  },
-  codex: {
-    inline: 40_000,
-    unit: 'bytes',
-    keep: { head: 20_000, tail: 20_000 },
-    source:
-      '@openai/codex@0.171.0: every model in its bundled catalogue has truncation_policy {mode: tokens, limit: 10000}; a token is taken as 4 bytes (codex-rs/utils/string approx_bytes_for_tokens), so 40,000 bytes, half from each end around "…N tokens truncated…", under "Total output lines: N" (older releases cut to 10 KiB)',
-    frame: ({ head, tail, text }) =>
-      `Total output lines: ${lineCount(text)}\n${head}…${Math.ceil((Buffer.byteLength(text) - Buffer.byteLength(head) - Buffer.byteLength(tail)) / 4)} tokens truncated…${tail}`,
-  },
-  gemini: {
-    inline: 40_000,
-    unit: 'chars',
-    keep: { head: 8_000, tail: 32_000 },
-    source:
-      '@google/gemini-cli@0.61.0: tools.truncateToolOutputThreshold, default 40000 chars; formatTruncatedToolOutput keeps the first 20% and the last 80% and saves the whole to a file; GEMINI_CLI=1 in every shell',
-    frame: ({ head, tail, text }) =>
-      `Output too large. Showing first 8,000 and last 32,000 characters. For full output see: /home/user/.gemini/tmp/0000000000000000000000000000000000000000000000000000000000000000/tool-outputs/session-00000000/run_shell_command_0000000000000.txt\n${head}\n\n... [${(text.length - head.length - tail.length).toLocaleString('en-US')} characters omitted] ...\n\n${tail}`,
-  },
-};
-
-/** Names the hosts' own code and cg's hook arguments use for them, to the table's names. */
-const ALIASES: Readonly<Record<string, HostName>> = {
-  'claude-code': 'claude-code',
-  claude: 'claude-code',
-  claudecode: 'claude-code',
-  codex: 'codex',
-  'codex-cli': 'codex',
-  gemini: 'gemini',
-  'gemini-cli': 'gemini',
-};
-
-/** The limits of a host by any of its names, or undefined for a host cg knows no limits of. */
-export function hostLimit(name: string | undefined): HostLimit | undefined {
-  const known = name === undefined ? undefined : ALIASES[name.toLowerCase()];
-  return known === undefined ? undefined : HOST_LIMITS[known];
 }
 
 /** Whether the host shows less than the whole of a text (known) or of `bytes` bytes of text. */

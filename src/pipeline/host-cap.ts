@@ -1,7 +1,7 @@
 /**
  * The host gate (DESIGN §1.9, "the host is the baseline"): what cg hands an agent host for its
  * model is never more tokens than the host itself would have shown of the original. Hosts do not
- * pass a long shell output through whole (src/hosts/limits.ts: Claude Code previews 2 KB of one
+ * pass a long shell output through whole (src/hosts/NAME/limits.ts: Claude Code previews 2 KB of one
  * over 30,000 characters, Codex keeps 20 KB of each end, Gemini CLI 8 K and 32 K); a filter's
  * rewrite of a 300 KB log can be far under the original and still several times that preview.
  *

@@ -21,7 +21,6 @@ import { isRewritableText } from '../io.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { RecordBackend } from '../session/records.js';
 import type { TurnMemory } from '../session/turns.js';
-import type { HostName } from '../stats/hosts.js';
 import type { Store } from '../store/store.js';
 import type { Tokens } from '../tokens.js';
 import { decodeBody } from './body.js';
@@ -71,7 +70,7 @@ export interface CompactedRequest {
   format: InputFormat;
   session?: string;
   /** The agent host that sent it, from its headers (hosts/client-host.ts); the server sets it. */
-  host?: HostName;
+  host?: string;
   bytesIn: number;
   bytesOut: number;
   ms: number;

@@ -6,6 +6,12 @@
 
 export const DEFAULT_PROXY_URL = 'http://127.0.0.1:8787';
 
+/** The proxy URL from `--proxy [url]` (commander gives true for the bare flag). */
+export function proxyUrlOf(flag: string | boolean | undefined): string {
+  if (typeof flag !== 'string') return DEFAULT_PROXY_URL;
+  return flag.replace(/\/+$/, '');
+}
+
 /** Codex's provider name for cg in ~/.codex/config.toml. */
 export const CODEX_PROVIDER = 'cg';
 

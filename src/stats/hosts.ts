@@ -3,9 +3,9 @@
  * baseline `cg stats` measures savings against. Hosts do not pass a long output through whole:
  * Claude Code keeps a long one in a file and shows a short preview, Codex and Gemini CLI cut out
  * its middle. Counting a saving against the raw output would credit cg with tokens the model never
- * saw. The limits themselves, each with where its figure comes from, are one table in
- * src/hosts/limits.ts (which also renders what a host shows: hostView); HOSTS adds how cg stats
- * names each host and how a run finds it.
+ * saw. The limits themselves, each with where its figure comes from, are in each host's row in
+ * src/hosts/ (hosts/limits.ts renders what a host shows: hostView); HOSTS here is that table as
+ * cg stats reads it: the limits with the name runs are recorded under.
  *
  * Which host ran cg: RecordMeta.host (the hook and the proxy know it), else CG_HOST, else the
  * variable the host itself sets in the shells it starts (detectEnv). `CG_HOST=none` says "no host":
@@ -13,14 +13,15 @@
  * pipe, `cg run`, a hook); a request body through `cg proxy` already holds what the host showed.
  */
 
-import { HOST_LIMITS, type HostLimit, type HostName } from '../hosts/limits.js';
+import { HOSTS as HOST_ROWS, hostByAlias } from '../hosts/index.js';
+import type { HostLimit } from '../hosts/limits.js';
 
-export type { HostName } from '../hosts/limits.js';
 export { hostCaps, hostView, hostViewBytesBound } from '../hosts/limits.js';
 
-/** A host's limits (src/hosts/limits.ts, the one table of them) and how `cg stats` names it. */
-interface HostModel extends HostLimit {
-  name: HostName;
+/** A host's limits and how `cg stats` names it, from its row in src/hosts/ (the one table). */
+export interface HostModel extends HostLimit {
+  /** The name runs are recorded under (the ledger's spelling). */
+  name: string;
   /** Values of CG_HOST that mean this host (lower-case). */
   aliases: readonly string[];
   /** Set by the host in every shell it runs a command in. */
@@ -30,35 +31,14 @@ interface HostModel extends HostLimit {
   shows: string;
 }
 
-export const HOSTS: readonly HostModel[] = [
-  {
-    ...HOST_LIMITS['claude-code'],
-    name: 'claude-code',
-    aliases: ['claude-code', 'claude', 'claudecode'],
-    detectEnv: 'CLAUDECODE',
-    label: 'Claude Code',
-    shows: '≤30,000 chars whole, else a 2 KB preview',
-  },
-  {
-    ...HOST_LIMITS.codex,
-    name: 'codex',
-    aliases: ['codex', 'codex-cli'],
-    detectEnv: 'CODEX_THREAD_ID',
-    label: 'Codex',
-    shows: '≤40,000 bytes whole, else 20 KB of each end',
-  },
-  {
-    ...HOST_LIMITS.gemini,
-    name: 'gemini',
-    aliases: ['gemini', 'gemini-cli'],
-    detectEnv: 'GEMINI_CLI',
-    label: 'Gemini CLI',
-    shows: '≤40,000 chars whole, else 8 K + 32 K of the ends',
-  },
-];
+function modelOf(h: (typeof HOST_ROWS)[number]): HostModel {
+  const { name, aliases, detectEnv, shows } = h.stats;
+  return { ...h.limit, name, aliases, detectEnv, label: h.title, shows };
+}
 
-const BY_ALIAS = new Map(HOSTS.flatMap((h) => h.aliases.map((a) => [a, h] as const)));
-const BY_NAME = new Map(HOSTS.map((h) => [h.name as string, h]));
+export const HOSTS: readonly HostModel[] = HOST_ROWS.map(modelOf);
+
+const BY_NAME = new Map(HOSTS.map((h) => [h.name, h]));
 
 /** Values of CG_HOST (and RecordMeta.host) that mean "no host: count against the raw output". */
 const NO_HOST = new Set(['none', 'off', 'raw', '0']);
@@ -74,8 +54,8 @@ export function resolveHost(explicit: string | undefined, env: NodeJS.ProcessEnv
   const given = (explicit ?? env.CG_HOST)?.trim().toLowerCase();
   if (given !== undefined && given !== '') {
     if (NO_HOST.has(given)) return undefined;
-    const known = BY_ALIAS.get(given);
-    if (known) return known.name;
+    const known = hostByAlias(given);
+    if (known) return known.stats.name;
     return HOST_NAME_RE.test(given) ? given : undefined;
   }
   for (const h of HOSTS) if (env[h.detectEnv]) return h.name;

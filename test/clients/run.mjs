@@ -80,9 +80,15 @@ if (!useNetns) {
 // treats as writable (a store outside its writable roots would be writable after all). A checkout
 // that itself lives under /tmp (a CI rehearsal's clone) puts them in /var/tmp.
 const underTmp = (p) => /^\/(tmp|dev\/shm)(\/|$)/.test(p) || p.startsWith(`${tmpdir()}/`);
+// Each run has a directory of its own, so two suites running at once (two checkouts sharing one
+// cache) never remove each other's worlds.
+const ownRuns = () => {
+  const under = join(cache, 'runs');
+  mkdirSync(under, { recursive: true });
+  return mkdtempSync(join(under, 'run-'));
+};
 const runs = resolve(
-  process.env.CG_CLIENTS_WORK ||
-    (underTmp(cache) ? mkdtempSync('/var/tmp/cg-clients-runs-') : join(cache, 'runs')),
+  process.env.CG_CLIENTS_WORK || (underTmp(cache) ? mkdtempSync('/var/tmp/cg-clients-runs-') : ownRuns()),
 );
 const r = spawnSync('unshare', ['-n', 'sh', '-c', inner], {
   stdio: 'inherit',

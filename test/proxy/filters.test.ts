@@ -7,7 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasFailureSignal } from '../../src/dsl/failure-lines.js';
-import { HOST_LIMITS, hostView } from '../../src/hosts/limits.js';
+import { CLAUDE_LIMIT } from '../../src/hosts/claude/limits.js';
+import { CODEX_LIMIT } from '../../src/hosts/codex/limits.js';
+import { hostView } from '../../src/hosts/limits.js';
 import { createTokens } from '../../src/tokens.js';
 import { CORPUS } from '../helpers.js';
 import { anthropicStream, type FakeUpstream, startFakeUpstream } from './fake-upstream.js';
@@ -258,8 +260,8 @@ describe('cg proxy filters the newest outputs', () => {
   });
 
   for (const [name, headers, limit, path] of [
-    ['Claude Code', CLAUDE, HOST_LIMITS['claude-code'], '/v1/messages'],
-    ['Codex', CODEX, HOST_LIMITS.codex, '/v1/responses'],
+    ['Claude Code', CLAUDE, CLAUDE_LIMIT, '/v1/messages'],
+    ['Codex', CODEX, CODEX_LIMIT, '/v1/responses'],
   ] as const) {
     it(`never sends ${name} more of a 300 KB log than its own preview would have shown`, async () => {
       const { up, proxy } = await proxyPair();
@@ -310,7 +312,7 @@ describe('cg proxy filters the newest outputs', () => {
     );
     const [out] = anthropicResults(up.requests.at(-1)!.body);
     for (const l of failureLines(pytest)) expect(out).toContain(l.trimEnd());
-    const preview = await tokens.count(hostView(HOST_LIMITS['claude-code'], pytest));
+    const preview = await tokens.count(hostView(CLAUDE_LIMIT, pytest));
     expect(await tokens.count(out!)).toBeGreaterThan(preview);
     expect(await tokens.count(out!)).toBeLessThan(await tokens.count(pytest));
     const note = proxy.compacted.at(-1)!.events.find((e) => e.component === 'host_cap')?.note ?? '';

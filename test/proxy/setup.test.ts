@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeProxyEdit } from '../../src/hosts/claude-proxy-settings.js';
+import { claudeProxyEdit } from '../../src/hosts/claude/proxy-settings.js';
 import { proxyDoctor } from '../../src/proxy/doctor.js';
 import { cg, cgAsync } from '../e2e/run-cg.js';
 import { tempDir } from '../helpers.js';

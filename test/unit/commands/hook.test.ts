@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hookAnswer } from '../../../src/commands/hook.js';
-import type { PolicyCheck } from '../../../src/hook/codex-policy.js';
-import { fakeFilters } from '../hook/fake-filters.js';
+import type { PolicyCheck } from '../../../src/hosts/codex/policy.js';
+import { fakeFilters } from '../hosts/hook/fake-filters.js';
 
 const SESSION = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7';
 /** What the hook puts in front of a wrapped command (cg named plainly in these tests). */
@@ -12,7 +12,7 @@ const noRules: PolicyCheck = async () => ({ matched: false });
 const deps = (extra = {}) => ({
   filters: fakeFilters,
   env: {},
-  codexPolicy: noRules,
+  policy: noRules,
   invocation: 'cg',
   ...extra,
 });
@@ -195,13 +195,9 @@ describe('cg hook codex on recorded PreToolUse payloads', () => {
       asked.push(argvs.map((a) => [...a]));
       return argvs.some((a) => a[0] === 'git') ? { matched: true, why: 'a rule' } : { matched: false };
     };
-    expect(await hookAnswer('codex', payload('git status'), deps({ codexPolicy: ruled }))).toBeUndefined();
-    expect(
-      await hookAnswer('codex', payload('git status && make'), deps({ codexPolicy: ruled })),
-    ).toBeUndefined();
-    expect(
-      await hookAnswer('codex', payload('cd sub && make -j2'), deps({ codexPolicy: ruled })),
-    ).toBeDefined();
+    expect(await hookAnswer('codex', payload('git status'), deps({ policy: ruled }))).toBeUndefined();
+    expect(await hookAnswer('codex', payload('git status && make'), deps({ policy: ruled }))).toBeUndefined();
+    expect(await hookAnswer('codex', payload('cd sub && make -j2'), deps({ policy: ruled }))).toBeDefined();
     expect(asked.at(-1)).toEqual([
       ['cd', 'sub'],
       ['make', '-j2'],

@@ -1,33 +1,28 @@
 /**
- * Host knowledge lives in src/hosts/ (issue 29): a host's name spelled as a string literal
- * ('claude', 'codex', 'gemini', 'claude-code') anywhere else in src/ is a place that knows about
- * one host. The files that still do are listed with how many they hold, and the list may only
- * shrink: a new file or one more literal fails here, and a file that has moved its literals out
- * must be taken off the list (so the ratchet follows the moves into the host folders).
+ * Host knowledge lives in src/hosts/ (issue 29): each host is one folder and one row of the table in
+ * src/hosts/index.ts. A string literal anywhere else in src/ whose whole value is a host's name — cg's
+ * name for it, the name runs are recorded under, or a CG_HOST alias ('claude', "codex", `gemini`,
+ * 'claude-code' …) — is a place that knows about one host, and fails here. A host mentioned inside a
+ * longer text (a help line, a message) or in a comment is fine. The names come from the table
+ * itself, so a new host is covered as soon as it has a row; literals are found by TypeScript's own
+ * parser, so comments and longer strings never count.
  * `gemini` is also the name of Google's API as a request format and a proxy provider (beside
  * `anthropic`, `openai`, `responses`): in the input readers, the proxy's routing and the model
  * client, where no host is meant, that literal is the API's and is not counted.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { HOSTS } from '../../../src/hosts/index.js';
+import { HOST_NAMES } from '../../../src/hosts/names.js';
 import { ROOT } from '../../helpers.js';
-
-const STILL_SPELLED: Readonly<Record<string, number>> = {
-  'src/commands/doctor.ts': 4,
-  'src/commands/hook.ts': 6,
-  'src/commands/init.ts': 9,
-  'src/hook/codex-policy.ts': 5,
-  'src/hook/codex-rewrite.ts': 2,
-  'src/hook/protocol.ts': 3,
-  'src/proxy/doctor.ts': 4,
-  'src/stats/hosts.ts': 10,
-};
-
-const LITERAL = /(['"`])(claude|codex|gemini|claude-code)\1/g;
 
 /** Where a `'gemini'` literal names the Gemini API (format, provider), not Gemini CLI. */
 const API_NAMED = /^src\/(input|llm|proxy\/(?!doctor\.ts))/;
+const API_LITERAL = /^\d+: (['"`])gemini\1$/;
+
+const NAMES = new Set(HOSTS.flatMap((h) => [h.name, h.stats.name, ...h.stats.aliases]));
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -35,24 +30,55 @@ function sources(dir: string): string[] {
   );
 }
 
+/** Each string literal (or template without substitutions) whose whole value is a host name: `line: 'name'`. */
+function hostLiterals(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && NAMES.has(node.text)) {
+      const { line } = source.getLineAndCharacterOfPosition(node.getStart());
+      found.push(`${line + 1}: ${node.getText()}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 describe('host names in src/', () => {
-  it('are spelled only in src/hosts/, and in no more places outside it than the files still listed', () => {
-    const found: Record<string, number> = {};
+  it('are spelled as a whole string literal only in src/hosts/', () => {
+    const found: string[] = [];
     for (const file of sources(join(ROOT, 'src'))) {
       const rel = relative(ROOT, file);
       if (rel.startsWith('src/hosts/')) continue;
-      const literals = readFileSync(file, 'utf8').match(LITERAL) ?? [];
-      const n = literals.filter((l) => !(API_NAMED.test(rel) && l.slice(1, -1) === 'gemini')).length;
-      if (n > 0) found[rel] = n;
+      for (const hit of hostLiterals(rel, readFileSync(file, 'utf8')))
+        if (!(API_NAMED.test(rel) && API_LITERAL.test(hit))) found.push(`${rel}:${hit}`);
     }
-    for (const [file, n] of Object.entries(found))
-      expect(
-        n,
-        `${file} spells a host name ${n} times: host knowledge goes in src/hosts/`,
-      ).toBeLessThanOrEqual(STILL_SPELLED[file] ?? 0);
-    for (const file of Object.keys(STILL_SPELLED))
-      expect(found[file], `${file} no longer spells a host name: take it off STILL_SPELLED`).toBeGreaterThan(
-        0,
-      );
+    expect(found, 'host knowledge goes in the host folder under src/hosts/').toEqual([]);
+  });
+
+  it('are found in every spelling, and not in comments or inside longer texts', () => {
+    const sample = [
+      "const a = 'claude';",
+      'const b = "codex";',
+      'const c = `gemini`;',
+      "type D = 'claude-code' | 'other';",
+      "if (x === 'gemini-cli') f();",
+      "// 'codex' in a comment, and 'Claude Code' or 'cg init claude' in a longer text",
+      "const e = 'cg hook codex answers PreToolUse';",
+      'const f = `$' + '{host}`;',
+    ].join('\n');
+    expect(hostLiterals('sample.ts', sample)).toEqual([
+      "1: 'claude'",
+      '2: "codex"',
+      '3: `gemini`',
+      "4: 'claude-code'",
+      "5: 'gemini-cli'",
+    ]);
+  });
+
+  it('cover every host of the table, by the names the CLI offers', () => {
+    expect(HOSTS.map((h) => h.name)).toEqual([...HOST_NAMES]);
+    for (const h of HOSTS) expect(h.stats.aliases).toContain(h.stats.name);
   });
 });

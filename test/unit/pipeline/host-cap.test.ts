@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { hasFailureSignal } from '../../../src/dsl/failure-lines.js';
 import { compactText } from '../../../src/engine.js';
-import { HOST_LIMITS, hostView } from '../../../src/hosts/limits.js';
+import { CLAUDE_LIMIT } from '../../../src/hosts/claude/limits.js';
+import { CODEX_LIMIT } from '../../../src/hosts/codex/limits.js';
+import { hostView } from '../../../src/hosts/limits.js';
 import { fitLines } from '../../../src/text/fit-lines.js';
 import { createTokens } from '../../../src/tokens.js';
 import { MemoryStore } from '../../memory-store.js';
@@ -64,7 +66,7 @@ describe('the host gate in the pipeline', () => {
     it(`cuts a 300 KB log to no more tokens than Claude Code would have shown (${components}), the marker giving it back`, async () => {
       const log = bigLog();
       const store = new MemoryStore();
-      const preview = await count(hostView(HOST_LIMITS['claude-code'], log));
+      const preview = await count(hostView(CLAUDE_LIMIT, log));
       const r = await compactText(log, { components, store, tokens, command: 'cat big.log', host: 'claude' });
       expect(r.changed).toBe(true);
       expect(await count(r.output)).toBeLessThanOrEqual(preview);
@@ -115,7 +117,7 @@ describe('the host gate in the pipeline', () => {
       command: 'cat big.log',
       host: 'claude-code',
     });
-    expect(await count(codex.output)).toBeLessThanOrEqual(await count(hostView(HOST_LIMITS.codex, log)));
+    expect(await count(codex.output)).toBeLessThanOrEqual(await count(hostView(CODEX_LIMIT, log)));
     expect(await count(codex.output)).toBeGreaterThan(await count(claude.output));
   });
 });

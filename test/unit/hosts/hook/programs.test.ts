@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { interactiveReason, isBuiltin, isPrivileged } from '../../../src/hook/programs.js';
+import { interactiveReason, isBuiltin, isPrivileged } from '../../../../src/hosts/hook/programs.js';
 
 const interactive = (cmd: string) => {
   const [name, ...args] = cmd.split(' ');

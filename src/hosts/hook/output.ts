@@ -11,8 +11,9 @@
 
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
-import { type FileReader, isObject, shapeCovers, type ToolShape } from '../hosts/host.js';
+import { type FileReader, type HookContext, shapeCovers, type ToolShape } from '../host.js';
 import { type CompactForModelOptions, compactForModel } from './compact.js';
+import { objectAt, stringAt } from './payload.js';
 
 /** A persisted output larger than this is left to the host's own preview. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -28,10 +29,33 @@ export interface ToolResult {
 
 /** The tool, its input and its response in a post-tool payload, or undefined. */
 export function readToolResult(payload: Record<string, unknown>): ToolResult | undefined {
-  const tool = payload.tool_name;
-  if (typeof tool !== 'string' || !('tool_response' in payload)) return undefined;
-  const input = isObject(payload.tool_input) ? payload.tool_input : {};
-  return { tool, input, response: payload.tool_response };
+  const tool = stringAt(payload, 'tool_name');
+  if (tool === undefined || !Object.hasOwn(payload, 'tool_response')) return undefined;
+  return { tool, input: objectAt(payload, 'tool_input') ?? {}, response: payload.tool_response };
+}
+
+/** A post-tool hook's answer for a host whose tools are `shapes` (see replacementAnswer). */
+export async function answerToolResult(
+  shapes: readonly ToolShape[],
+  payload: Record<string, unknown>,
+  ctx: HookContext,
+): Promise<string | undefined> {
+  const result = readToolResult(payload);
+  if (!result) {
+    const lacks = typeof payload.tool_name !== 'string' ? 'tool_name (a string)' : 'tool_response';
+    ctx.debug?.(`left alone: the ${String(payload.hook_event_name)} payload has no ${lacks}`);
+    return undefined;
+  }
+  const { cwd, env, host, session, debug, mcpTool, hint } = ctx;
+  return replacementAnswer(shapes, result, {
+    cwd,
+    env,
+    host,
+    ...(session !== undefined ? { session } : {}),
+    ...(debug ? { debug } : {}),
+    ...(mcpTool ? { mcpTool } : {}),
+    ...(hint !== undefined ? { hint } : {}),
+  });
 }
 
 /** The hook's answer (one JSON line) replacing the output, or undefined to leave it. Never throws. */

@@ -11,7 +11,7 @@
  * goes wrong — a broken config, a store that cannot be written, a component that throws — a text
  * comes back undefined ("leave it as it was"), never an exception.
  */
-import type { ModelText } from '../hosts/host.js';
+import type { ModelText } from '../host.js';
 
 /** Below this many UTF-16 units a marker and hint cost about what a rewrite could save. */
 export const MIN_CHARS = 1024;
@@ -63,12 +63,12 @@ async function compactEach(
 ): Promise<Compacted> {
   const [{ loadConfig }, { compactText }, { createFilterSource }, { openStore }, { createTokens }, marker] =
     await Promise.all([
-      import('../config.js'),
-      import('../engine.js'),
-      import('../dsl/registry.js'),
-      import('../store/open.js'),
-      import('../tokens.js'),
-      import('../store/marker.js'),
+      import('../../config.js'),
+      import('../../engine.js'),
+      import('../../dsl/registry.js'),
+      import('../../store/open.js'),
+      import('../../tokens.js'),
+      import('../../store/marker.js'),
     ]);
   const loaded = await loadConfig(undefined, o.env, o.cwd);
   const config =
@@ -122,13 +122,13 @@ async function compactEach(
 }
 
 async function record(
-  events: Parameters<typeof import('../stats/index.js').recordCompaction>[0],
+  events: Parameters<typeof import('../../stats/index.js').recordCompaction>[0],
   t: ModelText,
   o: CompactForModelOptions,
-  tokenizer: import('../tokens.js').TokenizerName,
+  tokenizer: import('../../tokens.js').TokenizerName,
   storeDir: string,
 ): Promise<void> {
-  const { recordCompaction } = await import('../stats/index.js');
+  const { recordCompaction } = await import('../../stats/index.js');
   await recordCompaction(events, {
     format: 'text',
     tokenizer,

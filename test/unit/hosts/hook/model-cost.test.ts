@@ -1,10 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compactForModel } from '../../../src/hook/compact.js';
-import { tempDir } from '../../helpers.js';
-import { type ModelServer, openaiReply, startModelServer } from '../../llm-server.js';
-import { report, tempLedger } from '../stats/helpers.js';
+import { compactForModel } from '../../../../src/hosts/hook/compact.js';
+import { tempDir } from '../../../helpers.js';
+import { type ModelServer, openaiReply, startModelServer } from '../../../llm-server.js';
+import { report, tempLedger } from '../../stats/helpers.js';
 
 let server: ModelServer;
 beforeAll(async () => {

@@ -2,18 +2,13 @@
  * `cg init claude --proxy`: points Claude Code at `cg proxy` through the `env` map of its
  * settings.json — `ANTHROPIC_BASE_URL` to the proxy, and `ENABLE_TOOL_SEARCH: "true"` unless the
  * user set it (Claude Code turns tool search off for any non-default host otherwise). Text in, text
- * out, through hook/settings.ts's span-preserving edits: every other byte stays as the user wrote it,
+ * out, through hosts/hook/settings.ts's span-preserving edits: every other byte stays as the user wrote it,
  * and running it twice changes nothing. Uninstalling removes ANTHROPIC_BASE_URL only when it is a
  * loopback URL (one cg could have written) and leaves ENABLE_TOOL_SEARCH, which the user may want.
  */
-import { type Edit, removeMember, setMember, valueAt } from '../hook/settings.js';
-import { DEFAULT_PROXY_URL } from '../proxy/setup.js';
 
-/** The proxy URL from `--proxy [url]` (commander gives true for the bare flag). */
-export function proxyUrlOf(flag: string | boolean | undefined): string {
-  if (typeof flag !== 'string') return DEFAULT_PROXY_URL;
-  return flag.replace(/\/+$/, '');
-}
+import { isObject } from '../hook/payload.js';
+import { type Edit, removeMember, setMember, valueAt } from '../hook/settings.js';
 
 function isLoopbackUrl(v: unknown): boolean {
   if (typeof v !== 'string') return false;
@@ -32,9 +27,9 @@ export async function claudeProxyEdit(
 ): Promise<Edit> {
   const before = text ?? '';
   const env = before.trim() === '' ? undefined : await valueAt(before, ['env']);
-  if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env)))
+  if (env !== undefined && !isObject(env))
     return { ok: false, reason: '"env" is not an object; fix it first' };
-  const vars = (env ?? {}) as Record<string, unknown>;
+  const vars = env ?? {};
   if (uninstall) {
     if (!isLoopbackUrl(vars.ANTHROPIC_BASE_URL)) return { ok: true, text: before, changed: false };
     return removeMember(before, 'env', 'ANTHROPIC_BASE_URL');

@@ -1,12 +1,12 @@
 /**
  * Codex's PreToolUse hook: Codex (0.171) lets no hook replace a tool's output in place, so the
  * lever is `updatedInput` — a shell command that Codex would run without asking is rewritten to go
- * through `cg run` (hook/rewrite.ts), which compacts its output for the model: commands a cg filter
- * knows, and read-only programs whose output runs long (cat, grep, git, … — hook/programs.ts). The rewrite must
+ * through `cg run` (hosts/hook/rewrite.ts), which compacts its output for the model: commands a cg filter
+ * knows, and read-only programs whose output runs long (cat, grep, git, … — hosts/hook/programs.ts). The rewrite must
  * leave every Codex decision as it was:
  *
  *   - no Codex rule may match the original's commands or cg's words in front of them
- *     (hook/codex-policy.ts asks Codex's own engine); a forbidden or prompting command is never
+ *     (codex/policy.ts asks Codex's own engine); a forbidden or prompting command is never
  *     touched, and neither is one a rule allows past the sandbox;
  *   - commands Codex's heuristics may flag as dangerous (they would prompt or be rejected) are not
  *     wrapped, since behind `cg run` the heuristics could no longer see them;
@@ -17,23 +17,14 @@
  * passes the output through raw and keeps the exit code, so a wrapped command never fails because
  * of cg. `cg doctor` says when the store sits outside the sandbox's writable roots.
  */
-import type { FilterSource } from '../component.js';
-import { shellQuote } from '../run/quote.js';
-import { programOf } from '../shell/program.js';
-import { codexPolicy, type PolicyCheck } from './codex-policy.js';
-import { isOutputHeavy } from './programs.js';
+import type { FilterSource } from '../../component.js';
+import { shellQuote } from '../../run/quote.js';
+import { programOf } from '../../shell/program.js';
+import { isOutputHeavy } from '../hook/programs.js';
+import { decideRewrite } from '../hook/rewrite.js';
+import type { HookContext } from '../host.js';
+import { codexPolicy } from './policy.js';
 import { readShellCall, rewriteAnswer } from './protocol.js';
-import { decideRewrite } from './rewrite.js';
-
-export interface CodexRewriteOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  filters?: (cwd: string, env: NodeJS.ProcessEnv) => FilterSource | Promise<FilterSource>;
-  codexPolicy?: PolicyCheck;
-  /** How the rewrite names cg (default: this node and this cg script, by absolute path). */
-  invocation?: string;
-  debug?: (line: string) => void;
-}
 
 /** Commands Codex's "might be dangerous" heuristics look for, among those a cg filter handles. */
 const DANGEROUS = /^(?:\S*\/)?(?:rm|dd|mkfs\S*|shred|sudo|doas|su)$|^(?:\S*\/)?git$/;
@@ -60,7 +51,7 @@ export function selfInvocation(): string {
 
 export async function codexRewrite(
   payload: Record<string, unknown>,
-  o: CodexRewriteOptions & { session?: string },
+  o: HookContext,
 ): Promise<string | undefined> {
   const call = readShellCall(payload);
   if (!call) return undefined;
@@ -89,20 +80,16 @@ export async function codexRewrite(
     o.debug?.('left alone: Codex may ask about this command');
     return undefined;
   }
-  const verdict = await (o.codexPolicy ?? codexPolicy)(
-    [...decision.segments, ...decision.wrapper],
-    cwd,
-    o.env,
-  );
+  const verdict = await (o.policy ?? codexPolicy)([...decision.segments, ...decision.wrapper], cwd, o.env);
   if (verdict.matched) {
     o.debug?.(`left alone: ${verdict.why}`);
     return undefined;
   }
   o.debug?.(`rewrote (${decision.wrapped.join('; ')}): ${decision.command}`);
-  return rewriteAnswer('codex', call, decision.command);
+  return rewriteAnswer(call, decision.command);
 }
 
 async function realFilters(cwd: string, env: NodeJS.ProcessEnv): Promise<FilterSource> {
-  const { createFilterSource } = await import('../dsl/registry.js');
+  const { createFilterSource } = await import('../../dsl/registry.js');
   return createFilterSource({ cwd, env });
 }

@@ -14,15 +14,13 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { isObject, stringAt, valueAt } from '../hook/payload.js';
+import type { CommandPolicy, PolicyVerdict } from '../host.js';
 
-export type Verdict = { matched: false } | { matched: true; why: string };
+export type Verdict = PolicyVerdict;
 
 /** Whether any Codex rule (or doubt) applies to any of these argvs. */
-export type PolicyCheck = (
-  argvs: readonly (readonly string[])[],
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-) => Promise<Verdict>;
+export type PolicyCheck = CommandPolicy;
 
 /** Requirement files that can carry an admin's exec policy (not evaluated by `execpolicy check`). */
 const REQUIREMENTS = ['/etc/codex/requirements.toml', '/etc/codex/managed_config.toml'];
@@ -72,10 +70,16 @@ function check(bin: string, files: readonly string[], argv: readonly string[]): 
           why: `codex execpolicy check failed: ${err.message.split('\n')[0]}`,
         });
       try {
-        const r = JSON.parse(stdout) as { matchedRules?: unknown[]; decision?: string };
+        const r: unknown = JSON.parse(stdout);
+        const rules = valueAt(r, 'matchedRules');
+        // Anything but a list of matched rules (or none) is no verdict: a doubt counts as a match.
+        if (!isObject(r) || (rules !== undefined && !Array.isArray(rules))) throw new Error('no verdict');
         resolve(
-          (r.matchedRules?.length ?? 0) > 0
-            ? { matched: true, why: `a Codex rule decides "${r.decision ?? '?'}" for ${argv.join(' ')}` }
+          Array.isArray(rules) && rules.length > 0
+            ? {
+                matched: true,
+                why: `a Codex rule decides "${stringAt(r, 'decision') ?? '?'}" for ${argv.join(' ')}`,
+              }
             : { matched: false },
         );
       } catch {

@@ -1,12 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readToolResult, replacementAnswer } from '../../../src/hook/output.js';
-import { toolShapes } from '../../../src/hosts/index.js';
-import { HOST_LIMITS, hostView } from '../../../src/hosts/limits.js';
-import { createFsStore } from '../../../src/store/fs-store.js';
-import { createTokens } from '../../../src/tokens.js';
-import { tempDir } from '../../helpers.js';
+import { CLAUDE_LIMIT } from '../../../../src/hosts/claude/limits.js';
+import { CLAUDE_TOOLS } from '../../../../src/hosts/claude/tools.js';
+import { GEMINI_TOOLS } from '../../../../src/hosts/gemini/tools.js';
+import { readToolResult, replacementAnswer } from '../../../../src/hosts/hook/output.js';
+import { hostView } from '../../../../src/hosts/limits.js';
+import { createFsStore } from '../../../../src/store/fs-store.js';
+import { createTokens } from '../../../../src/tokens.js';
+import { tempDir } from '../../../helpers.js';
 
 const lines = (n: number, f: (i: number) => string = (i) => `line ${i + 1} of the output`) =>
   Array.from({ length: n }, (_, i) => f(i)).join('\n');
@@ -30,7 +32,11 @@ async function answer(
   extra = {},
 ) {
   const result = readToolResult(payload)!;
-  const text = await replacementAnswer(toolShapes(host), result, { cwd: w.dir, env: w.env, ...extra });
+  const text = await replacementAnswer(host === 'claude' ? CLAUDE_TOOLS : GEMINI_TOOLS, result, {
+    cwd: w.dir,
+    env: w.env,
+    ...extra,
+  });
   return { json: text === undefined ? undefined : JSON.parse(text), w };
 }
 
@@ -107,7 +113,7 @@ describe('Claude Code PostToolUse replacement', () => {
     );
     const stdout: string = json.hookSpecificOutput.updatedToolOutput.stdout;
     const tokens = createTokens('o200k');
-    const preview = await tokens.count(hostView(HOST_LIMITS['claude-code'], full));
+    const preview = await tokens.count(hostView(CLAUDE_LIMIT, full));
     expect(await tokens.count(stdout)).toBeLessThanOrEqual(preview);
     expect(stdout).toContain('shutdown: 4000 requests, 4 errors');
     expect(stdout).toMatch(/ERROR worker/);
@@ -174,7 +180,7 @@ describe('Claude Code PostToolUse replacement', () => {
   });
 
   it('lays an outline of a read from line 40 at lines 40 on, the first line of the read kept', async () => {
-    const { atTrueLines } = await import('../../../src/hosts/claude.js');
+    const { atTrueLines } = await import('../../../../src/hosts/claude/tools.js');
     const original = ['a0', 'a1', 'a2', 'a3', 'a4', 'a5'].join('\n');
     const outline = ['41\t...', '43\ta3', '45\ta5', '<<cg:0123456789abcdef>>'].join('\n');
     expect(atTrueLines(outline, original, 40).split('\n')).toEqual([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unifiedDiff } from '../../../src/hook/diff.js';
+import { unifiedDiff } from '../../../../src/hosts/hook/diff.js';
 import {
   type Edit,
   installHooks,
@@ -9,7 +9,7 @@ import {
   setMember,
   uninstallHooks,
   valueAt,
-} from '../../../src/hook/settings.js';
+} from '../../../../src/hosts/hook/settings.js';
 
 const entry = {
   event: 'PostToolUse',

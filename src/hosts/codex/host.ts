@@ -1,6 +1,6 @@
 /**
  * Codex CLI, as cg plugs into it: a PreToolUse hook on its shell tool (Codex reports it as
- * "Bash") whose `updatedInput` rewrites a command to go through `cg run` (hook/codex-rewrite.ts).
+ * "Bash") whose `updatedInput` rewrites a command to go through `cg run` (codex/rewrite.ts).
  * Codex 0.171 replaces no output in place: its PostToolUse accepts `decision: "block"` with a
  * reason that stands in for the whole result, exit-code header included, and is shown as blocked —
  * not a replacement cg can use without hiding the exit code.
@@ -10,11 +10,37 @@
  * runs a hook only once the user has trusted it (`/hooks` in the TUI); an untrusted hook is
  * skipped silently by `codex exec`.
  */
-import { type Host, isObject } from './host.js';
+import { codexSnippet } from '../../proxy/setup.js';
+import { objectAt, stringAt } from '../hook/payload.js';
+import type { Host } from '../host.js';
+import { CODEX_LIMIT } from './limits.js';
+import { CODEX_PROXY_DOCTOR } from './proxy-doctor.js';
+import { CODEX_WRAP } from './wrap.js';
 
 export const CODEX: Host = {
   name: 'codex',
   title: 'Codex',
+  limit: CODEX_LIMIT,
+  stats: {
+    name: 'codex',
+    aliases: ['codex', 'codex-cli'],
+    detectEnv: 'CODEX_THREAD_ID',
+    shows: '≤40,000 bytes whole, else 20 KB of each end',
+  },
+  hook: {
+    PreToolUse: async (payload, ctx) => (await import('./rewrite.js')).codexRewrite(payload, ctx),
+  },
+  // It sends `originator: codex_cli_rs` (or codex_exec, codex_vscode …) and a user-agent starting with it.
+  sentRequest: (header) =>
+    /^codex/i.test(header('originator') ?? '') || /^codex/i.test(header('user-agent') ?? ''),
+  wrap: CODEX_WRAP,
+  instructionsFile: 'AGENTS.md',
+  doctorProblems: async (file, place) => (await import('./doctor.js')).codexProblems(file, place),
+  // Codex's provider lives in config.toml, which cg does not edit: it prints the lines instead.
+  proxyInit: {
+    print: (url) => `# add to ~/.codex/config.toml (with cg proxy running):\n${codexSnippet(url)}\n`,
+  },
+  proxyDoctor: CODEX_PROXY_DOCTOR,
   settingsFile(scope, env, cwd, home) {
     const dir = scope === 'project' ? `${cwd}/.codex` : env.CODEX_HOME || `${home}/.codex`;
     return `${dir}/hooks.json`;
@@ -35,12 +61,13 @@ export const CODEX: Host = {
       tool_input: { command: 'python3 -m pytest -q' },
     },
     check(answer) {
-      const out = isObject(answer) && isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
-      if (out.hookEventName !== 'PreToolUse') return 'the answer names no PreToolUse hookEventName';
-      if (out.permissionDecision !== 'allow')
+      const out = objectAt(answer, 'hookSpecificOutput');
+      if (stringAt(out, 'hookEventName') !== 'PreToolUse')
+        return 'the answer names no PreToolUse hookEventName';
+      if (stringAt(out, 'permissionDecision') !== 'allow')
         return 'Codex applies updatedInput only with permissionDecision "allow"';
-      const input = out.updatedInput;
-      if (!isObject(input) || typeof input.command !== 'string' || !/ run( --\S+)* -- /.test(input.command)) {
+      const command = stringAt(out, 'updatedInput', 'command');
+      if (command === undefined || !/ run( --\S+)* -- /.test(command)) {
         return 'the answer has no updatedInput.command going through cg run';
       }
       return undefined;

@@ -21,9 +21,9 @@
  * interactive or endless, and (e) has a filter. A command string that already calls cg anywhere,
  * holds a heredoc, or uses syntax the reader does not follow is left alone whole.
  */
-import { shellQuote } from '../run/quote.js';
+import { shellQuote } from '../../run/quote.js';
+import { type Pipeline, parseShell, type SimpleCommand, type Word, wordValue } from '../../shell/parse.js';
 import { interactiveReason, isBuiltin, isPrivileged } from './programs.js';
-import { type Pipeline, parseShell, type SimpleCommand, type Word, wordValue } from './shell.js';
 
 export interface RewriteOptions {
   /** Whether a cg filter handles this command, given as the filter selector sees it (`pytest -q`). */

@@ -1,5 +1,5 @@
 /**
- * Claude Code, as cg plugs into it: a PostToolUse hook whose answer
+ * Claude Code's tools whose output cg replaces in its PostToolUse hook (the row is host.ts). The answer
  * `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":…}}` replaces what the
  * model reads, after the tool ran exactly as approved — so permission rules, auto-approval and
  * "always allow" suggestions see the command the model wrote, never a cg wrapper.
@@ -17,8 +17,9 @@
  * replacement: cg cannot shorten failing commands in Claude Code.
  */
 import { isAbsolute } from 'node:path';
-import { languageOfPath } from '../code/languages.js';
-import { type Host, isObject, type Replaceable, type ToolShape } from './host.js';
+import { languageOfPath } from '../../code/languages.js';
+import { arrayAt, isObject, numberAt, objectAt, stringAt, stringsAt } from '../hook/payload.js';
+import type { Replaceable, ToolShape } from '../host.js';
 
 /**
  * Claude Code keeps a Bash output up to this many characters inline (BASH_MAX_OUTPUT_LENGTH
@@ -41,12 +42,13 @@ const BASH: ToolShape = {
   tools: ['Bash'],
   read(response, input, files, env): Replaceable | undefined {
     if (!isObject(response) || response.isImage === true) return undefined;
-    const { stdout, stderr } = response;
-    if (typeof stdout !== 'string' || (stderr !== undefined && typeof stderr !== 'string')) return undefined;
-    const persisted = response.persistedOutputPath;
-    const full = typeof persisted === 'string' && isAbsolute(persisted) ? files(persisted) : undefined;
-    if (typeof persisted === 'string' && full === undefined) return undefined; // only a preview to go on
-    const command = typeof input.command === 'string' ? input.command : undefined;
+    const stdout = stringAt(response, 'stdout');
+    const stderr = stringAt(response, 'stderr');
+    if (stdout === undefined || (response.stderr !== undefined && stderr === undefined)) return undefined;
+    const persisted = stringAt(response, 'persistedOutputPath');
+    const full = persisted !== undefined && isAbsolute(persisted) ? files(persisted) : undefined;
+    if (persisted !== undefined && full === undefined) return undefined; // only a preview to go on
+    const command = stringAt(input, 'command');
     const text = full ?? bashText(stdout, stderr ?? '');
     return {
       texts: [{ text, ...(command !== undefined ? { command } : {}) }],
@@ -115,12 +117,14 @@ export function atTrueLines(compacted: string, original: string, startLine: numb
 const READ: ToolShape = {
   tools: ['Read'],
   read(response): Replaceable | undefined {
-    if (!isObject(response) || response.type !== 'text' || !isObject(response.file)) return undefined;
-    const file = response.file;
-    if (typeof file.content !== 'string' || typeof file.filePath !== 'string') return undefined;
-    const start = typeof file.startLine === 'number' && file.startLine > 0 ? file.startLine : 1;
-    const lang = languageOfPath(file.filePath)?.name;
-    const original = file.content;
+    const file = objectAt(response, 'file');
+    const original = stringAt(file, 'content');
+    const path = stringAt(file, 'filePath');
+    if (!isObject(response) || response.type !== 'text' || !file) return undefined;
+    if (original === undefined || path === undefined) return undefined;
+    const line = numberAt(file, 'startLine');
+    const start = line !== undefined && line > 0 ? line : 1;
+    const lang = languageOfPath(path)?.name;
     return {
       texts: [{ text: numbered(original, start), preset: 'coding', ...(lang ? { lang } : {}) }],
       rebuild: ([compacted]) => {
@@ -140,16 +144,15 @@ const SEARCH: ToolShape = {
   tools: ['Grep', 'Glob'],
   read(response): Replaceable | undefined {
     if (!isObject(response)) return undefined;
-    if (typeof response.content === 'string' && response.content !== '') {
+    const content = stringAt(response, 'content');
+    if (content !== undefined && content !== '') {
       return {
-        texts: [{ text: response.content }],
+        texts: [{ text: content }],
         rebuild: ([content]) => ({ ...response, content, numLines: content!.split('\n').length }),
       };
     }
-    const names = response.filenames;
-    if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string')) {
-      return undefined;
-    }
+    const names = stringsAt(response, 'filenames');
+    if (names === undefined || names.length === 0) return undefined;
     return {
       texts: [{ text: names.join('\n') }],
       rebuild: ([list]) => ({ ...response, filenames: list!.split('\n') }),
@@ -161,9 +164,10 @@ const SEARCH: ToolShape = {
 const WEB_FETCH: ToolShape = {
   tools: ['WebFetch'],
   read(response): Replaceable | undefined {
-    if (!isObject(response) || typeof response.result !== 'string') return undefined;
+    const text = stringAt(response, 'result');
+    if (!isObject(response) || text === undefined) return undefined;
     return {
-      texts: [{ text: response.result }],
+      texts: [{ text }],
       rebuild: ([result]) => ({ ...response, result }),
     };
   },
@@ -174,15 +178,11 @@ const WEB_FETCH: ToolShape = {
 const MCP: ToolShape = {
   tools: ['mcp__*'],
   read(response): Replaceable | undefined {
-    const blocks = Array.isArray(response)
-      ? response
-      : isObject(response) && Array.isArray(response.content)
-        ? response.content
-        : undefined;
+    const blocks = Array.isArray(response) ? (response as readonly unknown[]) : arrayAt(response, 'content');
     if (!blocks) return undefined;
     const at: number[] = [];
     blocks.forEach((b, i) => {
-      if (isObject(b) && b.type === 'text' && typeof b.text === 'string') at.push(i);
+      if (stringAt(b, 'type') === 'text' && stringAt(b, 'text') !== undefined) at.push(i);
     });
     if (at.length === 0) return undefined;
     return {
@@ -201,61 +201,3 @@ const MCP: ToolShape = {
 
 /** Tools cg replaces the output of, tried in order. */
 export const CLAUDE_TOOLS: readonly ToolShape[] = [BASH, READ, SEARCH, WEB_FETCH, MCP];
-
-export const CLAUDE: Host = {
-  name: 'claude',
-  title: 'Claude Code',
-  settingsFile(scope, env, cwd, home) {
-    const dir = scope === 'project' ? `${cwd}/.claude` : env.CLAUDE_CONFIG_DIR || `${home}/.claude`;
-    return `${dir}/settings.json`;
-  },
-  entries: [
-    {
-      event: 'PostToolUse',
-      matcher: 'Bash|Read|Grep|Glob|WebFetch|mcp__.*',
-      args: ['claude'],
-      timeout: 10,
-    },
-  ],
-  legacyEvents: ['PreToolUse'],
-  version: {
-    bin: 'claude',
-    args: ['--version'],
-    parse: (out) => /(\d+\.\d+\.\d+)/.exec(out)?.[1],
-    minimum: '2.1.233',
-    why: 'updatedToolOutput for built-in tools (Bash, Read, …) works from Claude Code 2.1.233',
-  },
-  probe: {
-    payload: {
-      hook_event_name: 'PostToolUse',
-      tool_name: 'Bash',
-      tool_input: { command: 'seq 1 3000' },
-      tool_response: {
-        stdout: Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n'),
-        stderr: '',
-        interrupted: false,
-        isImage: false,
-      },
-    },
-    check(answer) {
-      const out = isObject(answer) && isObject(answer.hookSpecificOutput) ? answer.hookSpecificOutput : {};
-      if (out.hookEventName !== 'PostToolUse') return 'the answer names no PostToolUse hookEventName';
-      const updated = out.updatedToolOutput;
-      if (!isObject(updated) || typeof updated.stdout !== 'string') {
-        return 'the answer has no updatedToolOutput {stdout, …} (Claude Code ignores a plain string)';
-      }
-      return updated.stdout.includes('<<cg:') ? undefined : 'the replaced output carries no marker';
-    },
-  },
-  afterInstall: [
-    'it applies to Claude Code sessions started from now on; check it with /hooks',
-    'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them; `cg wrap claude` reaches them',
-  ],
-  hookGaps: [
-    'a failing Bash run (non-zero exit) reaches the model whole in hooks mode: Claude Code sends it to PostToolUseFailure, which accepts no replacement; `cg wrap claude` (or `cg proxy`) shortens it',
-  ],
-  // Claude Code 2.1.332 sets CLAUDECODE=1 in its Bash tool's shell (documented, and seen in a real
-  // Bash call with CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SESSION_ID and AI_AGENT beside it).
-  agentEnv: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID'],
-  mcpAdd: (cg) => `claude mcp add --scope user cg -- ${cg} mcp`,
-};

@@ -13,8 +13,7 @@
  * `security.auth.selectedType` (user, then workspace), or GOOGLE_GENAI_USE_GCA/_VERTEXAI — the
  * host runs unwrapped and cg says so (`cg init gemini` installs the AfterTool hook instead).
  */
-import type { DoctorCheck } from '../proxy/doctor.js';
-import type { WrapHost } from './wrap.js';
+import type { WrapHost } from '../wrap.js';
 
 /** Auth types whose requests never reach the Gemini API's base URL. */
 const ELSEWHERE: Readonly<Record<string, string>> = {
@@ -37,7 +36,7 @@ function selectedType(text: string | undefined): string | undefined {
   }
 }
 
-export const gemini: WrapHost = {
+export const GEMINI_WRAP: WrapHost = {
   name: 'gemini',
   bin: 'gemini',
   provider: 'gemini',
@@ -58,16 +57,3 @@ export const gemini: WrapHost = {
     return why === undefined ? undefined : `${why}; ${ALTERNATIVE}`;
   },
 };
-
-/** `cg doctor`'s line on whether Gemini CLI points at the proxy at `url` (it reads only the environment). */
-export function geminiProxyCheck(env: NodeJS.ProcessEnv, url: string): DoctorCheck {
-  const own = env.GOOGLE_GEMINI_BASE_URL?.trim().replace(/\/+$/, '');
-  if (own === url.replace(/\/+$/, ''))
-    return { name: gemini.name, status: 'ok', detail: 'Gemini CLI points at it (GOOGLE_GEMINI_BASE_URL)' };
-  const where = own ? `Gemini CLI points at ${own}, not the proxy` : 'Gemini CLI does not use the proxy';
-  return {
-    name: gemini.name,
-    status: 'warn',
-    detail: `${where}: \`cg wrap gemini\`, or export GOOGLE_GEMINI_BASE_URL=${url} (API-key or gateway auth; Google sign-in and Vertex AI go to APIs cg proxy does not serve)`,
-  };
-}

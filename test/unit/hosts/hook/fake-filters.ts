@@ -5,8 +5,8 @@
  * filter would (less, top, vim, tail, ssh, sudo …) so the tables show that the hook's own gates,
  * not the filter lookup, keep those unwrapped.
  */
-import type { FilterSource } from '../../../src/component.js';
-import type { CompiledFilter } from '../../../src/dsl/types.js';
+import type { FilterSource } from '../../../../src/component.js';
+import type { CompiledFilter } from '../../../../src/dsl/types.js';
 
 const MATCHERS: readonly RegExp[] = [
   /^\$ (python3? -m )?pytest\b/,

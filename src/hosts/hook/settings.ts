@@ -13,7 +13,9 @@
  * handlers, and the groups, lists and `hooks` object that this leaves empty.
  */
 import type { Node, ParseError } from 'jsonc-parser';
-import { cjsExports } from '../lazy.js';
+import { cjsExports } from '../../lazy.js';
+import { HOST_NAMES } from '../names.js';
+import { arrayAt, numberAt, stringAt } from './payload.js';
 
 type Jsonc = typeof import('jsonc-parser');
 let J: Jsonc | undefined;
@@ -39,12 +41,14 @@ export interface CgEntry {
 
 export type Edit = { ok: true; text: string; changed: boolean } | { ok: false; reason: string };
 
+/** `cg hook HOST` after cg's script or binary, for any host of the table. */
+const CG_HOOK_COMMAND = new RegExp(
+  `(?:^|[\\s/'"])cg(?:\\.js)?['"]?\\s+hook\\s+(?:${HOST_NAMES.join('|')})\\b`,
+);
+
 /** A handler command that is cg's hook, in any form an `cg init` wrote (`cg hook claude`, `'/…/cg.js' hook codex`). */
 export function isCgHookCommand(command: unknown): boolean {
-  return (
-    typeof command === 'string' &&
-    /(?:^|[\s/'"])cg(?:\.js)?['"]?\s+hook\s+(?:claude|codex|gemini)\b/.test(command)
-  );
+  return typeof command === 'string' && CG_HOOK_COMMAND.test(command);
 }
 
 type Parsed = { root: Node; text: string } | { reason: string };
@@ -150,11 +154,7 @@ function cgHandlers(root: Node, events: readonly string[]): Found[] | { reason: 
 }
 
 function isCg(handler: unknown): boolean {
-  return (
-    typeof handler === 'object' &&
-    handler !== null &&
-    isCgHookCommand((handler as { command?: unknown }).command)
-  );
+  return isCgHookCommand(stringAt(handler, 'command'));
 }
 
 /** Removes the cg handlers found, then any event list, and the hooks object, left empty. */
@@ -183,19 +183,14 @@ function removeAll(text: string, found: readonly Found[]): string {
 function present(root: Node, e: CgEntry): boolean {
   const list = findNodeAtLocation(root, ['hooks', e.event]);
   if (list?.type !== 'array') return false;
-  const groups = (getNodeValue(list) as unknown[]) ?? [];
-  return groups.some((g) => {
-    const group = g as { matcher?: unknown; hooks?: unknown };
-    return (
-      group.matcher === e.matcher &&
-      Array.isArray(group.hooks) &&
-      group.hooks.some(
-        (h) =>
-          (h as { command?: unknown }).command === e.command &&
-          (h as { timeout?: unknown }).timeout === e.timeout,
-      )
-    );
-  });
+  const groups = arrayAt(getNodeValue(list)) ?? [];
+  return groups.some(
+    (g) =>
+      stringAt(g, 'matcher') === e.matcher &&
+      (arrayAt(g, 'hooks') ?? []).some(
+        (h) => stringAt(h, 'command') === e.command && numberAt(h, 'timeout') === e.timeout,
+      ),
+  );
 }
 
 function group(e: CgEntry): unknown {

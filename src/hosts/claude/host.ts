@@ -1,0 +1,96 @@
+/**
+ * Claude Code, as cg plugs into it: a PostToolUse hook whose answer
+ * `{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":…}}` replaces what the
+ * model reads, after the tool ran exactly as approved — so permission rules, auto-approval and
+ * "always allow" suggestions see the command the model wrote, never a cg wrapper (the tools and
+ * their shapes: tools.ts). A Bash command that exits non-zero fires PostToolUseFailure, which
+ * accepts no replacement: `cg wrap claude` or `cg proxy` (proxy-settings.ts, proxy-doctor.ts)
+ * reach those. What Claude Code itself shows of a long output: limits.ts.
+ */
+import { objectAt, stringAt } from '../hook/payload.js';
+import { replaceOutput } from '../hook/replace.js';
+import type { Host } from '../host.js';
+import { CLAUDE_LIMIT } from './limits.js';
+import { claudeMcpTool } from './mcp-tool.js';
+import { CLAUDE_PROXY_DOCTOR } from './proxy-doctor.js';
+import { CLAUDE_WRAP } from './wrap.js';
+
+export const CLAUDE: Host = {
+  name: 'claude',
+  title: 'Claude Code',
+  limit: CLAUDE_LIMIT,
+  stats: {
+    name: 'claude-code',
+    aliases: ['claude-code', 'claude', 'claudecode'],
+    detectEnv: 'CLAUDECODE',
+    shows: '≤30,000 chars whole, else a 2 KB preview',
+  },
+  hook: {
+    PostToolUse: replaceOutput(async () => (await import('./tools.js')).CLAUDE_TOOLS),
+  },
+  // Its user-agent is `claude-cli/VERSION (…)`.
+  sentRequest: (header) => /^claude-cli\//i.test(header('user-agent') ?? ''),
+  wrap: CLAUDE_WRAP,
+  instructionsFile: 'CLAUDE.md',
+  registeredMcpTool: claudeMcpTool,
+  proxyInit: {
+    edit: async (text, url, uninstall) =>
+      (await import('./proxy-settings.js')).claudeProxyEdit(text, url, uninstall),
+    what: 'the cg proxy setting (env.ANTHROPIC_BASE_URL)',
+  },
+  proxyDoctor: CLAUDE_PROXY_DOCTOR,
+  settingsFile(scope, env, cwd, home) {
+    const dir = scope === 'project' ? `${cwd}/.claude` : env.CLAUDE_CONFIG_DIR || `${home}/.claude`;
+    return `${dir}/settings.json`;
+  },
+  entries: [
+    {
+      event: 'PostToolUse',
+      matcher: 'Bash|Read|Grep|Glob|WebFetch|mcp__.*',
+      args: ['claude'],
+      timeout: 10,
+    },
+  ],
+  legacyEvents: ['PreToolUse'],
+  version: {
+    bin: 'claude',
+    args: ['--version'],
+    parse: (out) => /(\d+\.\d+\.\d+)/.exec(out)?.[1],
+    minimum: '2.1.233',
+    why: 'updatedToolOutput for built-in tools (Bash, Read, …) works from Claude Code 2.1.233',
+  },
+  probe: {
+    payload: {
+      hook_event_name: 'PostToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'seq 1 3000' },
+      tool_response: {
+        stdout: Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n'),
+        stderr: '',
+        interrupted: false,
+        isImage: false,
+      },
+    },
+    check(answer) {
+      const out = objectAt(answer, 'hookSpecificOutput');
+      if (stringAt(out, 'hookEventName') !== 'PostToolUse')
+        return 'the answer names no PostToolUse hookEventName';
+      const stdout = stringAt(out, 'updatedToolOutput', 'stdout');
+      if (stdout === undefined) {
+        return 'the answer has no updatedToolOutput {stdout, …} (Claude Code ignores a plain string)';
+      }
+      return stdout.includes('<<cg:') ? undefined : 'the replaced output carries no marker';
+    },
+  },
+  afterInstall: [
+    'it applies to Claude Code sessions started from now on; check it with /hooks',
+    'failing commands (non-zero exit) reach the model unchanged: Claude Code lets no hook replace them; `cg wrap claude` reaches them',
+  ],
+  hookGaps: [
+    'a failing Bash run (non-zero exit) reaches the model whole in hooks mode: Claude Code sends it to PostToolUseFailure, which accepts no replacement; `cg wrap claude` (or `cg proxy`) shortens it',
+  ],
+  // Claude Code 2.1.332 sets CLAUDECODE=1 in its Bash tool's shell (documented, and seen in a real
+  // Bash call with CLAUDE_CODE_ENTRYPOINT, CLAUDE_CODE_SESSION_ID and AI_AGENT beside it).
+  agentEnv: ['CLAUDECODE', 'CLAUDE_CODE_ENTRYPOINT', 'CLAUDE_CODE_SESSION_ID'],
+  mcpAdd: (cg) => `claude mcp add --scope user cg -- ${cg} mcp`,
+};
