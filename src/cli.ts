@@ -91,11 +91,12 @@ Examples:
   cg wrap claude                            Claude Code through a cg proxy of its own, for this run
   cg wrap claude -p "fix the failing test"  the host's arguments follow the host's name
   cg wrap codex exec "run the tests"        Codex, with -c overrides for its model provider
+  cg wrap gemini                            Gemini CLI (API key), with GOOGLE_GEMINI_BASE_URL
   eval "$(cg wrap --print-env claude)"      point this shell at the proxy of your config
 
 A cg proxy already answering where the host or your config points is used as it is; else one is
 started on a free loopback port and stopped after. It forwards where the host would have gone
-(ANTHROPIC_BASE_URL, OPENAI_BASE_URL, else your config's proxy: upstreams). If it cannot start, the
+(ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GOOGLE_GEMINI_BASE_URL, else your config's proxy: upstreams). If it cannot start, the
 host runs unwrapped; if it dies, it is restarted on the same port. The exit code is the host's.
 `;
 
@@ -485,6 +486,10 @@ Filters whose markers come back through cg expand too often are flagged "too agg
     )
     .option('--anthropic-upstream <url>', 'where Anthropic requests go (default https://api.anthropic.com)')
     .option('--openai-upstream <url>', 'where OpenAI requests go (default https://api.openai.com)')
+    .option(
+      '--gemini-upstream <url>',
+      'where Gemini API requests go (default https://generativelanguage.googleapis.com)',
+    )
     .option('--timeout-ms <n>', 'a compaction taking longer forwards the original body (default 20000)')
     .option(
       '--retrieval <mode>',

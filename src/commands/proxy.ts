@@ -41,6 +41,7 @@ export interface ProxyFlags {
   config?: string;
   anthropicUpstream?: string;
   openaiUpstream?: string;
+  geminiUpstream?: string;
   timeoutMs?: string;
   retrieval?: string;
   /** commander's --no-store sets this false. */
@@ -93,6 +94,7 @@ export function proxySettings(
         ? url(flags.anthropicUpstream, '--anthropic-upstream')
         : base.anthropic,
     openai: flags.openaiUpstream !== undefined ? url(flags.openaiUpstream, '--openai-upstream') : base.openai,
+    gemini: flags.geminiUpstream !== undefined ? url(flags.geminiUpstream, '--gemini-upstream') : base.gemini,
     preset: (flags.preset as ProxyConfig['preset'] | undefined) ?? base.preset,
     host: flags.host ?? base.host,
     port: flags.port !== undefined ? wholeNumber(flags.port, '--port', 0, 65535) : base.port,
@@ -197,7 +199,7 @@ export async function proxyCommand(
   const records = await sessionRecords(store, config, settings.sessions, sessionDir, !!flags.observe);
   const proxy = await createProxy({
     config,
-    upstreams: { anthropic: settings.anthropic, openai: settings.openai },
+    upstreams: { anthropic: settings.anthropic, openai: settings.openai, gemini: settings.gemini },
     preset: settings.preset,
     store,
     filters: createFilterSource({ cwd, env, ...(flags.verbose ? { onNote: warn } : {}) }),
@@ -231,7 +233,7 @@ export async function proxyCommand(
   }
   process.stdout.write(
     `cg proxy listening on ${running.url} (preset ${settings.preset}${flags.observe ? ', observe only: bodies go on unchanged' : ''}; ` +
-      `anthropic → ${settings.anthropic}, openai → ${settings.openai})\n${setupLines(running.url)}`,
+      `anthropic → ${settings.anthropic}, openai → ${settings.openai}, gemini → ${settings.gemini})\n${setupLines(running.url)}`,
   );
   onListening?.(running.url);
   await new Promise<void>((done) => {

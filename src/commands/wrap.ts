@@ -100,14 +100,16 @@ async function proxyFor(
   }
 }
 
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 function ownBase(host: WrapHost, env: NodeJS.ProcessEnv): string | undefined {
-  return host.ownBase(env, process.cwd(), (path) => {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch {
-      return undefined;
-    }
-  });
+  return host.ownBase(env, process.cwd(), readText);
 }
 
 type Ended = { code: number } | { signal: NodeJS.Signals };
@@ -160,7 +162,10 @@ export async function wrapCommand(
     const url = await configuredUrl(flags, env);
     return printEnv(host, url, await proxyAnswers(url));
   }
-  const probe = host.point('http://127.0.0.1', env, args);
+  const elsewhere = host.unwrappable?.(env, process.cwd(), readText);
+  const probe: ReturnType<WrapHost['point']> = elsewhere
+    ? { unsupported: elsewhere }
+    : host.point('http://127.0.0.1', env, args);
   let proxy: { url: string; own?: OwnProxy } | undefined;
   let runEnv: NodeJS.ProcessEnv = env;
   let runArgs: readonly string[] = args;

@@ -16,7 +16,7 @@ export interface WrapHost {
   /** The executable started (found on PATH). */
   bin: string;
   /** The proxy provider the host's requests go to. */
-  provider: 'anthropic' | 'openai';
+  provider: 'anthropic' | 'openai' | 'gemini';
   /**
    * The base URL the host would use without cg, as an upstream origin+path (no /v1), if set;
    * `read` gives a settings file's text (undefined when there is none).
@@ -30,6 +30,12 @@ export interface WrapHost {
   point(url: string, env: NodeJS.ProcessEnv, args: readonly string[]): Wrapped;
   /** Shell lines for people who start the host themselves (`cg wrap --print-env`). */
   printEnv(url: string): string[] | { unsupported: string };
+  /** Why this user's setup cannot go through the proxy (its requests go to an API cg does not serve). */
+  unwrappable?(
+    env: NodeJS.ProcessEnv,
+    cwd: string,
+    read: (path: string) => string | undefined,
+  ): string | undefined;
 }
 
 /** The `env` map of a settings.json text ({} when there is none or it does not parse). */

@@ -180,7 +180,7 @@ function spannedTranscript(
       const span = spanOf(e.from, e.to);
       if (!span) throw new RangeError(`messages ${e.from}..${e.to} cannot be replaced`);
       replaced.push(span);
-      edits.push({ ...span, text: replacementMessage(e.text) });
+      edits.push({ ...span, text: replacementMessage(e.text, format) });
     }
     const gone = (start: number) => replaced.some((r) => start >= r.start && start < r.end);
     const breakpoints = structural.filter((e) => e.kind === 'cache_breakpoint');

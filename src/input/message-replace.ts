@@ -5,10 +5,11 @@
  * result without its call), and there is one replacement per run. (What its text may say about
  * markers is the pipeline's check, as for every component's text.)
  */
-import type { MessageView, StructuralEdit } from './transcript.js';
+import type { InputFormat, MessageView, StructuralEdit } from './transcript.js';
 
-/** The JSON of the message that takes a replaced span's place (a plain user message in every format). */
-export function replacementMessage(text: string): string {
+/** The JSON of the message that takes a replaced span's place: a plain user message in its format's shape. */
+export function replacementMessage(text: string, format?: InputFormat): string {
+  if (format === 'gemini') return JSON.stringify({ role: 'user', parts: [{ text }] });
   return JSON.stringify({ role: 'user', content: text });
 }
 

@@ -4,7 +4,8 @@
  * Only input starting with `{` or `[` is tried as JSON, and only a request body is read as one:
  * anthropic when its messages carry tool_use/tool_result blocks (or, with no OpenAI-only marks,
  * Anthropic-only shapes such as a top-level system or text blocks); openai for any other list of
- * chat messages; responses for an `input` array of typed items. Any other JSON (say, a `gh api`
+ * chat messages; responses for an `input` array of typed items; gemini for a `contents` array of
+ * {role, parts} (the Gemini API's generateContent). Any other JSON (say, a `gh api`
  * response) is itself a tool output, so it is text. An explicit format that does not fit the input
  * is a UsageError with one line saying why.
  */
@@ -15,6 +16,7 @@ import { type JsonNode, member, parseJsonSpans, stringOf } from '../json/spans.j
 import { hasTopLevelKey } from '../json/text.js';
 import { readAnthropic } from './anthropic.js';
 import { messageList } from './builder.js';
+import { geminiContents, readGemini } from './gemini.js';
 import { readOpenAI } from './openai.js';
 import { readResponses } from './responses.js';
 import { readText } from './text.js';
@@ -26,6 +28,7 @@ const NAMES: Record<RequestFormat, string> = {
   anthropic: 'an Anthropic Messages request body',
   openai: 'an OpenAI Chat Completions request body',
   responses: 'an OpenAI Responses request body',
+  gemini: 'a Gemini API generateContent request body',
 };
 
 const CHAT_ROLES = new Set(['user', 'assistant', 'system', 'developer', 'tool', 'function']);
@@ -97,9 +100,20 @@ function isResponsesItem(node: JsonNode): boolean {
   return isChatMessage(node);
 }
 
+const GEMINI_ROLES = new Set(['user', 'model', 'function']);
+
+/** A Gemini content: {role?, parts: [...]}. */
+function isGeminiContent(node: JsonNode): boolean {
+  const role = member(node, 'role');
+  if (role !== undefined && !(role.type === 'string' && GEMINI_ROLES.has(role.value))) return false;
+  return member(node, 'parts')?.type === 'array';
+}
+
 /** The request format of a parsed body, or undefined when it is not a request body. */
 function classify(root: JsonNode): RequestFormat | undefined {
   if (root.type !== 'object' && root.type !== 'array') return undefined;
+  const contents = geminiContents(root);
+  if (contents && contents.length > 0 && contents.every(isGeminiContent)) return 'gemini';
   const messages = messageList(root);
   if (messages !== undefined) {
     // An empty list is a request only inside a body that names a model.
@@ -119,6 +133,13 @@ function classify(root: JsonNode): RequestFormat | undefined {
 
 /** Why root is not a body of the chosen format, or undefined when it fits. */
 function mismatch(choice: RequestFormat, root: JsonNode): string | undefined {
+  if (choice === 'gemini') {
+    const contents = geminiContents(root);
+    if (contents === undefined) return root.type === 'object' ? 'no "contents" array' : 'not a JSON object';
+    if (!contents.every(isGeminiContent))
+      return '"contents" holds something other than {role, parts} objects';
+    return undefined;
+  }
   if (choice === 'responses') {
     const input = member(root, 'input');
     if (input?.type === 'string') return undefined;
@@ -145,7 +166,7 @@ function parseCandidate(raw: string): JsonNode | undefined {
   const at = skipJsonSpace(raw, 0);
   const c = raw.charCodeAt(at);
   if (c === 0x7b) {
-    if (!hasTopLevelKey(raw, at, ['messages', 'input'])) return undefined;
+    if (!hasTopLevelKey(raw, at, ['messages', 'input', 'contents'])) return undefined;
   } else if (c === 0x5b) {
     const first = skipJsonSpace(raw.slice(at + 1, at + 1 + 4096), 0) + at + 1;
     if (raw.charCodeAt(first) !== 0x7b || !hasTopLevelKey(raw, first, ['role'])) return undefined;
@@ -167,6 +188,7 @@ export function detectFormat(raw: string): InputFormat {
 function readAs(format: RequestFormat, raw: string, root: JsonNode, opts: ReadOptions): Transcript {
   if (format === 'anthropic') return readAnthropic(raw, root, opts);
   if (format === 'openai') return readOpenAI(raw, root, opts);
+  if (format === 'gemini') return readGemini(raw, root, opts);
   return readResponses(raw, root, opts);
 }
 

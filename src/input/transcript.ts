@@ -6,7 +6,7 @@
  * component contract (src/component.ts) and the pipeline build on them, never the other way round.
  */
 
-export type InputFormat = 'text' | 'openai' | 'anthropic' | 'responses';
+export type InputFormat = 'text' | 'openai' | 'anthropic' | 'responses' | 'gemini';
 
 /** One tool output as every component sees it, whatever the input format. */
 export interface ToolOutput {
@@ -134,7 +134,14 @@ export interface BodyLayout {
 }
 
 export type FormatChoice = 'auto' | InputFormat;
-export const FORMAT_CHOICES: readonly FormatChoice[] = ['auto', 'text', 'openai', 'anthropic', 'responses'];
+export const FORMAT_CHOICES: readonly FormatChoice[] = [
+  'auto',
+  'text',
+  'openai',
+  'anthropic',
+  'responses',
+  'gemini',
+];
 
 export interface ReadOptions {
   /** What produced raw text (`--command`); also a fallback command for nothing else. */

@@ -27,7 +27,11 @@ const DEFAULT_BASE: Record<ModelApi, string> = {
   responses: 'https://api.openai.com/v1',
 };
 /** The provider env vars for source 'incoming', by the format of the intercepted request. */
-const PROVIDER: Record<Exclude<InputFormat, 'text'>, { api: ModelApi; keyEnv: string; baseEnv: string }> = {
+/** Gemini is not here: its bodies name no model (the URL does), and cg's client speaks no Gemini API. */
+const PROVIDER: Record<
+  Exclude<InputFormat, 'text' | 'gemini'>,
+  { api: ModelApi; keyEnv: string; baseEnv: string }
+> = {
   anthropic: { api: 'anthropic', keyEnv: 'ANTHROPIC_API_KEY', baseEnv: 'ANTHROPIC_BASE_URL' },
   openai: { api: 'openai', keyEnv: 'OPENAI_API_KEY', baseEnv: 'OPENAI_BASE_URL' },
   // A Responses body's model may be served by /v1/responses only (gpt-5-codex): ask it there.
@@ -82,7 +86,7 @@ export function resolveEndpoint(
     return { ok: false, reason: 'CG_MODEL_SOURCE must be incoming or config' };
   if ((envSource ?? cfg.source) === 'config') return fromConfig(cfg, env);
   const configured = Boolean(env.CG_MODEL || cfg.model);
-  if (incoming.format !== 'text' && incoming.model) {
+  if (incoming.format !== 'text' && incoming.format !== 'gemini' && incoming.model) {
     const p = PROVIDER[incoming.format];
     const apiKey = env[p.keyEnv];
     // Without the provider's key, a dedicated model that is configured is the next best thing.

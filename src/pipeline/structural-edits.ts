@@ -145,7 +145,7 @@ async function replaceMessages(component: Component, proposed: unknown, env: Edi
   const started = performance.now();
   const key = keyOf(original);
   const text = v.edit.text.replace(MARKER_SLOT, () => marker(key) + hint(template, key));
-  const message = replacementMessage(text);
+  const message = replacementMessage(text, t.format);
   const bytesIn = byteLength(original);
   const report = (action: EventAction, reason?: string, extra: Partial<PipelineEvent> = {}) =>
     emit({

@@ -40,6 +40,11 @@ export const PROXY_CONFIG = section({
     .or('https://api.openai.com')
     .to(upstreamUrl)
     .doc('OpenAI upstream (Chat Completions, Responses)'),
+  /** Base URL of the Gemini API (generateContent, streamGenerateContent, countTokens). */
+  gemini: string()
+    .or('https://generativelanguage.googleapis.com')
+    .to(upstreamUrl)
+    .doc('Gemini API upstream (generateContent, streamGenerateContent)'),
   preset: oneOf(PRESET_NAMES).or('agent').doc('preset request bodies are compacted with'),
   host: string().or('127.0.0.1').doc('listen address (another needs --allow-remote)'),
   port: integer({ max: 65535 }).or(8787).doc('listen port'),

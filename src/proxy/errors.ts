@@ -10,8 +10,24 @@ export interface ProxyError {
   body: string;
 }
 
-/** Anthropic: {type: "error", error: {type, message}}; OpenAI: {error: {message, type, param, code}}. */
+/** Google's canonical status names for the statuses the proxy answers with itself. */
+const GOOGLE_STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  404: 'NOT_FOUND',
+  413: 'INVALID_ARGUMENT',
+  500: 'INTERNAL',
+  502: 'UNAVAILABLE',
+};
+
+/**
+ * Anthropic: {type: "error", error: {type, message}}; OpenAI: {error: {message, type, param, code}};
+ * Gemini: {error: {code, message, status}}.
+ */
 export function providerError(provider: Provider, status: number, message: string, code: string): ProxyError {
+  if (provider === 'gemini') {
+    const error = { code: status, message, status: GOOGLE_STATUS[status] ?? 'UNKNOWN' };
+    return { status, body: JSON.stringify({ error }) };
+  }
   const type =
     status === 413
       ? 'request_too_large'

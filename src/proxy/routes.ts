@@ -9,21 +9,23 @@
  *   the protocol headers do (every Anthropic client sends `anthropic-version`), else to OpenAI;
  * - a path no provider here serves is refused, unless a credential's shape names its provider
  *   unambiguously: then it goes to that provider, and only there (a new endpoint keeps working);
- * - credentials of two providers, or a Google one (the proxy serves no Gemini API), are refused.
+ * - credentials of two providers are refused; a Google credential (`x-goog-api-key`, a `key=` query,
+ *   an `AIza…` key) goes to the Gemini API (gemini-routes.ts) and nowhere else.
  *
  * Refused means answered by the proxy itself, 404 — 400 when the request contradicts itself (mixed
  * credentials, a credential with another provider's headers, a path with dot segments) — and
  * nothing is forwarded.
- * Only the three request shapes cg reads are compacted — Anthropic Messages (`POST /v1/messages`,
- * also with `?beta=true`), OpenAI Chat Completions and Responses; every other route is forwarded as
- * it came. The paths are those the providers document and the real clients were seen to call:
+ * Only the request shapes cg reads are compacted — Anthropic Messages (`POST /v1/messages`, also
+ * with `?beta=true`), OpenAI Chat Completions and Responses, Gemini generateContent and
+ * streamGenerateContent; every other route is forwarded as it came. The paths are those the providers document and the real clients were seen to call:
  * Claude Code `/v1/messages`, `/v1/messages/count_tokens`, `/v1/models?limit=1000`, `HEAD /api/hello`
  * and, signed in, `/api/oauth/*`; Codex `/v1/responses` (and `/responses/compact`), `/v1/models`.
  */
 import type { InputFormat } from '../component.js';
 import { claimsOf, type Issuer } from './credentials.js';
+import { GEMINI_ROUTES, geminiCompacted, providerOf } from './gemini-routes.js';
 
-export type Provider = 'anthropic' | 'openai';
+export type Provider = 'anthropic' | 'openai' | 'gemini';
 
 export interface Route {
   provider: Provider;
@@ -82,9 +84,15 @@ const KNOWN: Readonly<Record<Provider, readonly string[]>> = {
     '/v1/fine_tuning',
     '/v1/organization',
   ],
+  gemini: GEMINI_ROUTES,
 };
 
-const TITLE: Record<Issuer, string> = { anthropic: 'Anthropic', openai: 'OpenAI', google: 'Google' };
+const TITLE: Record<Issuer | Provider, string> = {
+  anthropic: 'Anthropic',
+  openai: 'OpenAI',
+  google: 'Google',
+  gemini: 'Google',
+};
 
 /** The providers that serve a path. */
 export function ownersOf(pathname: string): Provider[] {
@@ -132,14 +140,14 @@ export function routeOf(
         .sort()
         .join(' and ')}`,
     );
-  const [issuer] = named;
-  if (issuer === 'google')
-    return refuse(404, 'it carries a Google credential, and cg proxy serves no Google API');
+  const [named1] = named;
+  const issuer = named1 && providerOf(named1);
   // What the request says it is: its credential's issuer, else the protocol it speaks.
-  if (issuer && [...speaks].some((s) => s !== issuer))
+  if (issuer && [...speaks].some((s) => providerOf(s) !== issuer))
     return refuse(400, `it carries an ${TITLE[issuer]} credential with another provider's headers`);
   if (!issuer && speaks.size > 1) return refuse(400, "it speaks more than one provider's protocol");
-  const claimed = (issuer ?? [...speaks][0]) as Provider | undefined;
+  const spoken = [...speaks][0];
+  const claimed = issuer ?? (spoken && providerOf(spoken));
   let provider: Provider;
   if (owners.length === 0) {
     if (!issuer) return refuse(404, 'no route cg proxy knows', claimed ?? 'openai');
@@ -149,6 +157,10 @@ export function routeOf(
       return refuse(404, `no route of ${TITLE[claimed]}, whose credential or headers it carries`, claimed);
     provider = claimed;
   } else provider = owners.length === 1 ? owners[0]! : 'openai';
+  if (method === 'POST' && provider === 'gemini') {
+    const format = geminiCompacted(pathname);
+    return { route: format ? { provider, format } : { provider } };
+  }
   if (method === 'POST') {
     const hit = COMPACTED.find((e) => e.path === pathname && e.provider === provider);
     if (hit) return { route: { provider, format: hit.format } };

@@ -285,9 +285,10 @@ export async function createProxy(
     const format = route.format;
     const compact = (body: Buffer, rawHeaders: readonly string[], text?: string) =>
       compactRequest(body, format, rawHeaders, deps, text);
-    const p = retrieval
-      ? await retrieval.prepare(raw, format, req.rawHeaders, compact)
-      : plainPrepared(await compact(raw, req.rawHeaders));
+    const p =
+      retrieval && format !== 'gemini'
+        ? await retrieval.prepare(raw, format, req.rawHeaders, compact)
+        : plainPrepared(await compact(raw, req.rawHeaders));
     const c = p.compacted;
     const bare = forwardRequestHeaders(req.rawHeaders, ['content-length', 'content-encoding']);
     const headers = p.plain

@@ -39,6 +39,8 @@ const HEADERS: Record<Exclude<InputFormat, 'text'>, readonly string[]> = {
   anthropic: ['x-claude-code-session-id'],
   openai: ['session-id', 'session_id', 'conversation_id'],
   responses: ['session-id', 'session_id', 'conversation_id'],
+  // Gemini CLI sends no session header (x-gemini-api-privileged-user-id is its installation's id).
+  gemini: [],
 };
 
 /**

@@ -40,6 +40,8 @@ export function setupLines(url: string): string {
     '    export ENABLE_TOOL_SEARCH=true   # Claude Code turns tool search off for a non-default host',
     'Codex (~/.codex/config.toml; Codex talks HTTP to a custom provider, no websockets):',
     indent(codexSnippet(url)),
+    'Gemini CLI (API key or gateway auth; or `cg wrap gemini`):',
+    `    export GOOGLE_GEMINI_BASE_URL=${url}`,
     'OpenAI SDKs and other clients:',
     `    export OPENAI_BASE_URL=${url}/v1`,
     '',

@@ -4,7 +4,9 @@
  * environment), so the run shows both that cg wrap forwards where the host would have gone and
  * that its `--settings` override wins over the settings file's env map for this run. The tool
  * results in the last request are what the model read: compacted, with markers that expand to the
- * exact outputs; and the settings file is byte for byte as it was.
+ * exact outputs; and the settings file is byte for byte as it was. Codex and Gemini CLI go the
+ * same way (Gemini CLI through GOOGLE_GEMINI_BASE_URL, its own value the upstream), Gemini's last
+ * step a failing command whose exit code reaches the model as Gemini CLI wrote it.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -183,6 +185,97 @@ describe.skipIf(skipReason('codex') !== undefined)(
         const lines = raw.map((x) => x.trimEnd().split('\n'));
         expect(lines.some((l) => original.includes(l[0]!) && original.includes(l.at(-1)!))).toBe(true);
       }
+    });
+  },
+);
+
+describe.skipIf(skipReason('gemini') !== undefined)(
+  `Gemini CLI ${client('gemini').version ?? ''} through cg wrap gemini`,
+  () => {
+    let world: World;
+    let model: FakeModel;
+    let status: number | null = null;
+    let stderr = '';
+    let results: string[] = [];
+
+    beforeAll(async () => {
+      world = makeWorld('gemini-wrap-');
+      for (let k = 0; k < LOGS; k++) writeFileSync(join(world.work, `log${k}.txt`), log(k));
+      // The last step fails: its exit code must reach the model as Gemini CLI wrote it.
+      model = await startFakeModel('gemini', (step) =>
+        step < LOGS
+          ? { name: 'run_shell_command', input: { command: `cat log${step}.txt` } }
+          : step === LOGS
+            ? { name: 'run_shell_command', input: { command: 'ls no-such-file' } }
+            : undefined,
+      );
+      mkdirSync(join(world.home, '.gemini'), { recursive: true });
+      writeFileSync(
+        join(world.home, '.gemini', 'settings.json'),
+        JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } } }),
+      );
+      const r = await run(
+        process.execPath,
+        [
+          CG,
+          'wrap',
+          'gemini',
+          '-p',
+          'Read the logs.',
+          '--output-format',
+          'stream-json',
+          '--yolo',
+          '--skip-trust',
+        ],
+        {
+          cwd: world.work,
+          env: {
+            ...world.env,
+            PATH: `${dirname(client('gemini').bin!)}:${world.env.PATH}`,
+            GEMINI_API_KEY: 'AIzaSyD-test0123456789abcdefghijkl',
+            // Where Gemini CLI would go without cg: the proxy forwards there.
+            GOOGLE_GEMINI_BASE_URL: model.url,
+            GEMINI_CLI_NO_RELAUNCH: 'true',
+          },
+        },
+      );
+      status = r.code;
+      stderr = r.stderr;
+      const main = model.requests.filter((b) => Array.isArray(b.tools) && Array.isArray(b.contents));
+      const contents = (main.at(-1)?.contents ?? []) as {
+        parts?: { functionResponse?: { response?: { output?: unknown; error?: unknown } } }[];
+      }[];
+      results = contents.flatMap((c) =>
+        (c.parts ?? [])
+          .filter((p) => p.functionResponse)
+          .map((p) =>
+            contentText(p.functionResponse!.response?.output ?? p.functionResponse!.response?.error),
+          ),
+      );
+    });
+    afterAll(async () => {
+      await model?.close();
+    });
+
+    it('runs the session through the proxy: compacted outputs whose markers expand, the exit code kept', async () => {
+      expect(status, stderr.slice(-2000)).toBe(0);
+      expect(stderr).not.toMatch(/cg: wrap:/);
+      expect(results).toHaveLength(LOGS + 1);
+      const logs = results.slice(0, LOGS);
+      const raw = Array.from({ length: LOGS }, (_, k) => log(k));
+      const seen = await countTokens(logs);
+      const without = await countTokens(raw);
+      console.log(`cg wrap gemini: the logs ${without} tokens as run, ${seen} as the model read them`);
+      expect(seen).toBeLessThan(without / 2);
+      const keys = logs.flatMap(markersIn);
+      expect(keys.length).toBeGreaterThan(0);
+      // A marker stands for Gemini CLI's whole functionResponse output: the log inside its wrapper.
+      for (const key of keys) {
+        const original = expand(world, key) ?? '';
+        expect(raw.some((r) => original.includes(`Output: ${r.trimEnd()}\n`))).toBe(true);
+      }
+      expect(results[LOGS]).toMatch(/^Exit Code: 2$/m);
+      expect(markersIn(results[LOGS]!)).toEqual([]);
     });
   },
 );

@@ -1,16 +1,16 @@
 /**
  * A fake agent host for `cg wrap` tests: an executable node script, installed under the host's
- * name (claude, codex) in a bin directory put first on PATH. It logs what it was started with (its
- * arguments, the base URL and the variables cg sets), sends the plan's requests to its base URL the
- * way the real host would find it (ANTHROPIC_BASE_URL for claude, the `-c …base_url=` override for
- * codex), optionally waiting for a gate file before each later one, then exits as the plan says.
+ * name (claude, codex, gemini) in a bin directory put first on PATH. It logs what it was started with
+ * (its arguments, the base URL and the variables cg sets), sends the plan's requests to its base URL
+ * the way the real host would find it (ANTHROPIC_BASE_URL for claude, the `-c …base_url=` override
+ * for codex, GOOGLE_GEMINI_BASE_URL for gemini), optionally waiting for a gate file before each later one, then exits as the plan says.
  */
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface Plan {
   log: string;
-  /** Request bodies, each POSTed to /v1/messages (claude) or /v1/responses (codex). */
+  /** Request bodies, each POSTed to /v1/messages (claude), /v1/responses (codex) or streamGenerateContent (gemini). */
   requests: unknown[];
   /** Before request i > 0: log {waiting: i}, then wait for the file `${gate}${i}`. */
   gate?: string;
@@ -30,7 +30,7 @@ const log = (o) => fs.appendFileSync(plan.log, JSON.stringify(o) + '\\n');
 const name = require('node:path').basename(process.argv[1]);
 const args = process.argv.slice(2);
 const override = args.find((a) => /base_url=/.test(a));
-const base = name === 'codex' ? (override ? JSON.parse(override.split('=').slice(1).join('=')).replace(/\\/v1$/, '') : process.env.OPENAI_BASE_URL) : process.env.ANTHROPIC_BASE_URL;
+const base = name === 'codex' ? (override ? JSON.parse(override.split('=').slice(1).join('=')).replace(/\\/v1$/, '') : process.env.OPENAI_BASE_URL) : name === 'gemini' ? process.env.GOOGLE_GEMINI_BASE_URL : process.env.ANTHROPIC_BASE_URL;
 log({ args, base, toolSearch: process.env.ENABLE_TOOL_SEARCH ?? null, pid: process.pid });
 if (plan.onTerm !== undefined) process.on('SIGTERM', () => { log({ term: true }); process.exit(plan.onTerm); });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -40,8 +40,10 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
       log({ waiting: i });
       while (!fs.existsSync(plan.gate + i)) await sleep(25);
     }
-    const path = name === 'codex' ? '/v1/responses' : '/v1/messages';
-    const headers = name === 'codex'
+    const path = name === 'codex' ? '/v1/responses' : name === 'gemini' ? '/v1beta/models/gemini-test:streamGenerateContent?alt=sse' : '/v1/messages';
+    const headers = name === 'gemini'
+      ? { 'content-type': 'application/json', 'x-goog-api-key': 'AIzaSyD-wraptest0123456789abcdefgh' }
+      : name === 'codex'
       ? { 'content-type': 'application/json', authorization: 'Bearer sk-test', originator: 'codex_exec' }
       : { 'content-type': 'application/json', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', 'user-agent': 'claude-cli/2.1.332 (external, cli)' };
     try {
@@ -98,6 +100,24 @@ export function anthropicBody(output: string): unknown {
       },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: output }] },
     ],
+  };
+}
+
+/** A Gemini generateContent body (as Gemini CLI sends it) whose last part is a shell output `output`. */
+export function geminiBody(output: string): unknown {
+  return {
+    contents: [
+      { role: 'user', parts: [{ text: 'run the tests' }] },
+      {
+        role: 'model',
+        parts: [{ functionCall: { id: 'c1', name: 'run_shell_command', args: { command: 'seq 1 4000' } } }],
+      },
+      {
+        role: 'user',
+        parts: [{ functionResponse: { id: 'c1', name: 'run_shell_command', response: { output } } }],
+      },
+    ],
+    tools: [{ functionDeclarations: [{ name: 'run_shell_command' }] }],
   };
 }
 

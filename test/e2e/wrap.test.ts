@@ -5,14 +5,22 @@
  * running, and an output the hook already shortened.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
 import { anthropicStream, type FakeUpstream, startFakeUpstream } from '../proxy/fake-upstream.js';
 import { spawnProxy } from '../proxy/spawn-proxy.js';
 import { BIN, cg } from './run-cg.js';
-import { anthropicBody, childrenOf, installFakeHosts, logLines, type Plan, writePlan } from './wrap-host.js';
+import {
+  anthropicBody,
+  childrenOf,
+  geminiBody,
+  installFakeHosts,
+  logLines,
+  type Plan,
+  writePlan,
+} from './wrap-host.js';
 
 let upstream: FakeUpstream;
 let dir: string;
@@ -234,12 +242,46 @@ describe('cg wrap, usage', () => {
     expect(r.stderr).toMatch(/no cg proxy answers at http:\/\/127\.0\.0\.1:9 yet/);
   });
 
-  it('runs gemini unwrapped and says why: cg proxy serves no Gemini API', async () => {
+  it("points gemini at its own proxy with GOOGLE_GEMINI_BASE_URL, forwards where the user's pointed, compacts, and keeps the exit code", async () => {
     installFakeHosts(dir, ['gemini']);
-    const p = plan({ requests: [], exit: 3 });
-    const r = await wrap(['gemini', '--version'], envFor(p.file)).done;
-    expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/^cg: wrap: cg proxy serves no Gemini API yet .*; running gemini unwrapped\n$/);
-    expect(logLines(p.log)[0]!.args).toEqual(['--version']);
+    const p = plan({ requests: [geminiBody(BIG)], exit: 3 });
+    const before = upstream.requests.length;
+    const r = await wrap(['gemini', '-p', 'hi'], envFor(p.file, { GOOGLE_GEMINI_BASE_URL: upstream.url }))
+      .done;
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toBe('');
+    const [start, sent] = logLines(p.log);
+    expect(String(start!.base)).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(start!.base).not.toBe(upstream.url);
+    expect(start!.args).toEqual(['-p', 'hi']);
+    expect(sent).toEqual({ status: 200, bytes: expect.any(Number) });
+    const got = upstream.requests.slice(before).filter((q) => q.method === 'POST');
+    expect(got.map((q) => q.url)).toEqual(['/v1beta/models/gemini-test:streamGenerateContent?alt=sse']);
+    expect(got[0]!.headers['x-goog-api-key']).toBe('AIzaSyD-wraptest0123456789abcdefgh');
+    expect(got[0]!.body.length).toBeLessThan(BIG.length / 4);
+    expect(got[0]!.body.toString()).toMatch(/<<cg:[0-9a-f]{16}>>/);
+  });
+
+  it('runs gemini unwrapped and says why when it signs in with Google (the Code Assist API)', async () => {
+    installFakeHosts(dir, ['gemini']);
+    const home = join(dir, 'home-oauth');
+    mkdirSync(join(home, '.gemini'), { recursive: true });
+    writeFileSync(
+      join(home, '.gemini', 'settings.json'),
+      JSON.stringify({ security: { auth: { selectedType: 'oauth-personal' } } }),
+    );
+    const p = plan({ requests: [], exit: 4 });
+    const r = await wrap(['gemini', '--version'], envFor(p.file, { HOME: home })).done;
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(
+      /^cg: wrap: Google sign-in talks to the Code Assist API; .*; running gemini unwrapped\n$/,
+    );
+    expect(logLines(p.log)[0]!.base ?? null).toBeNull();
+  });
+
+  it('--print-env gemini prints its base URL variable', () => {
+    const r = cg(['wrap', '--print-env', 'gemini'], { env: { CG_CONFIG: join(dir, 'config.yaml') } });
+    expect(r.code).toBe(0);
+    expect(r.out).toBe('export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9\n');
   });
 });

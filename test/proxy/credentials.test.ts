@@ -1,6 +1,6 @@
 /**
- * Credentials go only to their own provider (DESIGN §1.9), through the real proxy server with two
- * scripted upstreams, one per provider: every credential shape of each provider is sent on unknown
+ * Credentials go only to their own provider (DESIGN §1.9), through the real proxy server with three
+ * scripted upstreams, one per provider (Anthropic, OpenAI, the Gemini API for Google's): every credential shape of each provider is sent on unknown
  * paths, on the other provider's paths and on the paths both serve, and no upstream ever sees a
  * credential another provider issued — a refused request reaches neither, is answered 404 (400 for
  * mixed credentials) and is said in one line.
@@ -106,6 +106,7 @@ const seen = (r: Recorded) => `${r.url}\n${r.rawHeaders.join('\n')}\n${r.body.to
 describe('cg proxy: credentials go only to their own provider', () => {
   let anthropic: FakeUpstream;
   let openai: FakeUpstream;
+  let gemini: FakeUpstream;
   let p: TestProxy;
   const answered: { shape: Shape; method: string; path: string; status: number }[] = [];
 
@@ -115,7 +116,13 @@ describe('cg proxy: credentials go only to their own provider', () => {
       body: '{}',
     }));
     openai = await startFakeUpstream(() => ({ headers: { 'content-type': 'application/json' }, body: '{}' }));
-    p = await startTestProxy({ anthropic: anthropic.url, openai: openai.url, store: null });
+    gemini = await startFakeUpstream(() => ({ headers: { 'content-type': 'application/json' }, body: '{}' }));
+    p = await startTestProxy({
+      anthropic: anthropic.url,
+      openai: openai.url,
+      gemini: gemini.url,
+      store: null,
+    });
     for (const shape of SHAPES) {
       for (const { method, path } of PATHS) {
         const url = shape.query ? `${path}?${shape.query}` : path;
@@ -128,12 +135,14 @@ describe('cg proxy: credentials go only to their own provider', () => {
     await p.close();
     await anthropic.close();
     await openai.close();
+    await gemini.close();
   });
 
   it('never lets an upstream see a credential another provider issued, on any path', () => {
     for (const [name, up] of [
       ['anthropic', anthropic],
       ['openai', openai],
+      ['google', gemini],
     ] as const) {
       const foreign = SHAPES.filter((s) => s.issuer !== name).map((s) => s.secret);
       const leaked = up.requests.flatMap((r) =>
@@ -152,7 +161,6 @@ describe('cg proxy: credentials go only to their own provider', () => {
       'GET /v1/files',
       'POST /v1/messages',
       'POST /v1/messages/count_tokens',
-      'POST /v1beta/models/gemini-2.5-pro:streamGenerateContent',
       'GET /v2/brand-new-endpoint',
       'GET /',
     ]);
@@ -161,16 +169,24 @@ describe('cg proxy: credentials go only to their own provider', () => {
       'GET /v1/files',
       'POST /v1/responses',
       'POST /v1/chat/completions',
-      'POST /v1beta/models/gemini-2.5-pro:streamGenerateContent',
       'GET /v2/brand-new-endpoint',
       'GET /',
     ]);
+    // Google's key, in its header or its query parameter, reaches the Gemini API and nothing else.
+    for (const secret of ['AIzaSyD-SECRETgoogheader0123456789', 'AIzaSyD-SECRETgoogquery01234567890'])
+      expect(reached(secret, gemini), secret).toEqual([
+        'GET /v1/models',
+        'POST /v1beta/models/gemini-2.5-pro:streamGenerateContent',
+        'GET /v2/brand-new-endpoint',
+        'GET /',
+      ]);
   });
 
   it('answers a refused request itself with 404, forwards nothing, and says so in one line without the secret', () => {
     const refused = answered.filter((a) => a.status === 404);
-    // Gemini's paths and credentials have no provider here: every one of those is refused.
-    for (const a of answered.filter((x) => x.shape.issuer === 'google')) expect(a.status).toBe(404);
+    // Gemini's path is the Gemini API's alone: another provider's credential there is refused.
+    for (const a of answered.filter((x) => x.path.startsWith('/v1beta/') && x.shape.issuer !== 'google'))
+      expect(a.status).toBe(404);
     expect(
       answered
         .filter((a) => a.path === '/api/oauth/profile' && a.shape.issuer === 'openai')
@@ -182,7 +198,9 @@ describe('cg proxy: credentials go only to their own provider', () => {
     );
     const all = p.refused.join('\n');
     for (const s of SHAPES) expect(all).not.toContain(s.secret);
-    expect(anthropic.requests.length + openai.requests.length + refused.length).toBe(answered.length);
+    expect(anthropic.requests.length + openai.requests.length + gemini.requests.length + refused.length).toBe(
+      answered.length,
+    );
   });
 });
 

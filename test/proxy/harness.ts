@@ -45,6 +45,7 @@ export interface TestProxy extends RunningProxy {
 export interface TestProxyOptions {
   anthropic?: string;
   openai?: string;
+  gemini?: string;
   observe?: boolean;
   timeoutMs?: number;
   preset?: string;
@@ -83,7 +84,11 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
   const refused: string[] = [];
   const proxy = await createProxy({
     config: o.config ?? defaultConfig(),
-    upstreams: { anthropic: o.anthropic ?? 'http://127.0.0.1:9', openai: o.openai ?? 'http://127.0.0.1:9' },
+    upstreams: {
+      anthropic: o.anthropic ?? 'http://127.0.0.1:9',
+      openai: o.openai ?? 'http://127.0.0.1:9',
+      gemini: o.gemini ?? 'http://127.0.0.1:9',
+    },
     preset: o.preset ?? 'agent',
     store,
     filters: createFilterSource({ cwd: dir, env }),

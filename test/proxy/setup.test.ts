@@ -81,12 +81,15 @@ describe('proxyDoctor', () => {
       join(home, '.codex', 'config.toml'),
       `model_provider = "cg"\n[model_providers.cg]\nbase_url = "${p.url}/v1"\n`,
     );
-    const checks = await proxyDoctor({ env: { HOME: home, ANTHROPIC_BASE_URL: p.url } });
+    const checks = await proxyDoctor({
+      env: { HOME: home, ANTHROPIC_BASE_URL: p.url, GOOGLE_GEMINI_BASE_URL: `${p.url}/` },
+    });
     expect(checks.map((c) => [c.name, c.status])).toEqual([
       ['proxy', 'ok'],
       ['claude', 'ok'],
       ['claude tool search', 'warn'],
       ['codex', 'ok'],
+      ['gemini', 'ok'],
     ]);
   });
 
@@ -94,7 +97,8 @@ describe('proxyDoctor', () => {
     const checks = await proxyDoctor({ env: { HOME: tempDir() }, url: 'http://127.0.0.1:9' });
     expect(checks[0]).toMatchObject({ name: 'proxy', status: 'fail' });
     expect(checks[0]!.detail).toMatch(/no cg proxy answers at http:\/\/127\.0\.0\.1:9/);
-    expect(checks.slice(1).map((c) => c.status)).toEqual(['warn', 'warn']);
+    expect(checks.slice(1).map((c) => c.status)).toEqual(['warn', 'warn', 'warn']);
+    expect(checks.at(-1)!.detail).toMatch(/^Gemini CLI does not use the proxy: `cg wrap gemini`/);
   });
 });
 

@@ -47,10 +47,13 @@ describe('proxy routes', () => {
     expect(routed('/v2/anything', { 'anthropic-version': '2023-06-01', 'x-api-key': 'k' })).toBe(404);
     expect(routed('/v2/anything', { 'x-api-key': 'sk-ant-api03-abc' })).toBe('anthropic');
     expect(routed('/v2/anything', { authorization: 'Bearer sk-svcacct-abc' })).toBe('openai');
+    // A Google credential goes to the Gemini API, on its paths and on a path it alone names.
     expect(
       routed('/v1beta/models/g:generateContent', { 'x-goog-api-key': 'AIzaSyA-0123456789abcdefghijklmno' }),
-    ).toBe(404);
-    expect(routed('/v1/models', {}, 'key=AIzaSyA-0123456789abcdefghijklmno')).toBe(404);
+    ).toBe('gemini');
+    expect(routed('/v1/models', {}, 'key=AIzaSyA-0123456789abcdefghijklmno')).toBe('gemini');
+    expect(routed('/v2/anything', { 'x-goog-api-key': '' })).toBe('gemini');
+    expect(routed('/v1/messages', { 'x-goog-api-key': 'k' })).toBe(404);
   });
 
   it("refuses a credential or protocol header of one provider on the other's path, and mixed credentials", () => {

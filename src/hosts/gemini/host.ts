@@ -9,6 +9,7 @@ import { replaceOutput } from '../hook/replace.js';
 import type { Host } from '../host.js';
 import { GEMINI_LIMIT } from './limits.js';
 import { GEMINI_MCP_TOOL, WRAP_CLOSE, WRAP_OPEN } from './protocol.js';
+import { GEMINI_PROXY_DOCTOR } from './proxy-doctor.js';
 import { GEMINI_WRAP } from './wrap.js';
 
 export const GEMINI: Host = {
@@ -27,6 +28,7 @@ export const GEMINI: Host = {
   // Its user-agent names `GeminiCLI`.
   sentRequest: (header) => /GeminiCLI/i.test(header('user-agent') ?? ''),
   wrap: GEMINI_WRAP,
+  proxyDoctor: GEMINI_PROXY_DOCTOR,
   instructionsFile: 'GEMINI.md',
   alsoInit: async (text, uninstall, invocation) =>
     (await import('./mcp-server.js')).geminiMcpEdit(text, uninstall, invocation),
@@ -80,7 +82,7 @@ export const GEMINI: Host = {
     'it applies to Gemini CLI sessions started from now on (hooks and the cg MCP server); check them with /hooks and /mcp',
   ],
   hookGaps: [
-    'a result carrying an error reaches the model whole (verbatim errors); cg proxy serves no Gemini API, so no other door reaches it',
+    'a result carrying an error reaches the model whole (verbatim errors); `cg wrap gemini` reaches it with an API key or a gateway (not with Google sign-in or Vertex AI)',
   ],
   // Gemini CLI's run_shell_command sets GEMINI_CLI=1 (its docs/tools/shell.md; seen in a real call).
   agentEnv: ['GEMINI_CLI'],

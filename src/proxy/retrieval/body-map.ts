@@ -11,7 +11,8 @@
  */
 import type { InputFormat } from '../../component.js';
 
-export type Format = Exclude<InputFormat, 'text'>;
+/** The formats whose cg_expand the proxy can answer (Gemini CLI has a shell: it runs `cg expand`). */
+export type Format = Exclude<InputFormat, 'text' | 'gemini'>;
 
 export interface Span {
   start: number;

@@ -69,6 +69,7 @@ describe('cg completion', () => {
       'openai',
       'anthropic',
       'responses',
+      'gemini',
     ]);
     expect(bashComplete(script, ['cg', '--tokenizer', 'o'])).toEqual(['o200k']);
     expect(bashComplete(script, ['cg', 'completion', 'z'])).toEqual(['zsh']);
@@ -109,6 +110,7 @@ describe('cg completion', () => {
         'openai',
         'anthropic',
         'responses',
+        'gemini',
       ]);
       expect(complete('cg', '--config', '')).toEqual(['FILES']);
       expect(complete('cg', 'run', '--', 'ba')).toEqual(['COMMANDS']);
@@ -129,7 +131,14 @@ describe('cg completion', () => {
       expect(complete('cg ')).toEqual(expect.arrayContaining(commands));
       expect(complete('cg init ')).toEqual(['agents-md', 'claude', 'codex', 'gemini']);
       expect(complete('cg init claude --d')).toEqual(['--dry-run']);
-      expect(complete('cg compress --format ')).toEqual(['anthropic', 'auto', 'openai', 'responses', 'text']);
+      expect(complete('cg compress --format ')).toEqual([
+        'anthropic',
+        'auto',
+        'gemini',
+        'openai',
+        'responses',
+        'text',
+      ]);
     },
   );
 });
