@@ -1,6 +1,7 @@
 /**
  * argv → command. The commands started most (`cmd | cg`, the hook, --version, plain expand and run)
- * take a fast path without commander; the rest are parsed by commander, loaded then. Each command
+ * take a fast path without commander; the rest are parsed by commander, loaded then and built from
+ * the table of commands in src/cli/ (one row per command: commands-*.ts). Each command
  * module is imported when chosen, and heavy modules (tokenizer, YAML, TOON) are imported deeper
  * still, only when a decision needs them. Usage and config errors print one line `cg: …` and exit 2; nothing prints a stack trace.
  * An unknown command word, or options written before the command, are sorted out by cli-route.ts.
