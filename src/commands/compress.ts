@@ -11,6 +11,7 @@
 
 import type { InputFormat } from '../component.js';
 import { type CgConfig, loadConfig } from '../config.js';
+import { openDoor } from '../door.js';
 import { createFilterSource } from '../dsl/registry.js';
 import { compactText } from '../engine.js';
 import { collectGarbage } from '../heap/gc.js';
@@ -21,7 +22,6 @@ import { resolveStages } from '../pipeline/resolve-stages.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { RunCounts } from '../stats/index.js';
 import { readStdinUpTo, type StdinRead } from '../stdin.js';
-import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
 import { linesAbove } from '../text/line-count.js';
 import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
@@ -355,22 +355,19 @@ async function compactDecoded(
   flags: CompressFlags,
   config: CgConfig,
 ): Promise<CompactReport | undefined> {
-  const tokenizer = flags.tokenizer ?? config.tokenizer;
-  const tokens = createTokens(tokenizer);
-  const store = flags.store === false ? null : openStore(config.store);
+  // Lazy: filter files (and re2js) are read only if cmdfilter asks for a filter.
+  const { store, filters, tokenizer, tokens } = openDoor(config, {
+    ...(flags.store === false ? { store: false } : {}),
+    ...(flags.filters !== undefined ? { filtersFile: flags.filters } : {}),
+    ...(flags.verbose ? { onNote: warn } : {}),
+    ...(flags.tokenizer !== undefined ? { tokenizer: flags.tokenizer } : {}),
+  });
   const meta = {
     format: 'text' as InputFormat,
     tokenizer,
     tokens,
     ...(store ? { storeDir: store.dir } : {}),
   };
-  // Lazy: filter files (and re2js) are read only if cmdfilter asks for a filter.
-  const filters = createFilterSource({
-    ...(flags.filters !== undefined ? { filtersFile: flags.filters } : {}),
-    cwd: process.cwd(),
-    env: process.env,
-    ...(flags.verbose ? { onNote: warn } : {}),
-  });
   const events: PipelineEvent[] = [];
   let result: Awaited<ReturnType<typeof compactText>>;
   try {
