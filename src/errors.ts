@@ -25,3 +25,10 @@ export class ConfigError extends Error {
 export class NotFoundError extends Error {
   readonly exitCode = 1;
 }
+
+/** An error that carries its exit code (usage and config errors: 2). */
+export type CodedError = Error & { exitCode: number };
+
+export function isCodedError(err: unknown): err is CodedError {
+  return err instanceof Error && typeof (err as { exitCode?: unknown }).exitCode === 'number';
+}

@@ -5,6 +5,7 @@
  * Filters follow the CLI's lookup order (DESIGN §5) relative to `cwd` unless a FilterSource is given.
  */
 import { type CgConfig, defaultConfig, loadConfig } from './config.js';
+import { openDoor } from './door.js';
 import {
   createFilterSource,
   type FilterSourceOptions,
@@ -32,14 +33,18 @@ export interface CompactApiOptions extends Omit<CompactOptions, 'store' | 'confi
 }
 
 export async function compact(input: string, options: CompactApiOptions = {}) {
-  const config = toConfig(options.config);
-  const store = options.store === undefined ? openStore(config.store) : options.store;
-  const filters = options.filters ?? createFilterSource({ cwd: process.cwd(), env: process.env });
+  const { config, store, filters, tokens } = openDoor(toConfig(options.config), {
+    ...(options.store !== undefined ? { store: options.store } : {}),
+    ...(options.filters ? { filters: options.filters } : {}),
+    ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
+    ...(options.tokens ? { tokens: options.tokens } : {}),
+  });
   const { output, events, changed, format } = await compactText(input, {
     ...options,
     config,
     store,
     filters,
+    tokens,
   });
   return { output, events, changed, format };
 }

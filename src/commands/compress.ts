@@ -6,29 +6,24 @@
  * regular file on stdout → the input bytes verbatim (the file case says so in one stderr line unless
  * --quiet); binary or invalid UTF-8 input passes verbatim; the rest goes to the engine. A filter in
  * a pipe never eats its input: a config, filter or usage error passes the input through unchanged
- * and exits 2; an unexpected internal error passes it through and exits 0.
+ * and exits 2; an unexpected internal error passes it through and exits 0. The compaction of a held
+ * input is compact-and-write.ts, what is reported after it compact-report.ts (both shared with `cg run`).
  */
 
-import type { InputFormat } from '../component.js';
 import { type CgConfig, loadConfig } from '../config.js';
 import { createFilterSource } from '../dsl/registry.js';
-import { compactText } from '../engine.js';
+import { isCodedError } from '../errors.js';
 import { collectGarbage } from '../heap/gc.js';
-import { leanHeap } from '../heap/lean.js';
 import type { FormatChoice } from '../input/transcript.js';
-import { isRewritableText, warn, writeOut } from '../io.js';
+import { warn, writeOut } from '../io.js';
 import { resolveStages } from '../pipeline/resolve-stages.js';
-import type { PipelineEvent } from '../pipeline/run.js';
-import type { RunCounts } from '../stats/index.js';
 import { readStdinUpTo, type StdinRead } from '../stdin.js';
-import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
-import { linesAbove } from '../text/line-count.js';
-import { createTokens, keepByteLength, type TokenizerName, type Tokens } from '../tokens.js';
-import { SLICE_UNITS, utf8Slices } from '../utf8-slices.js';
-import { isWideText, pipeCap, wideCap } from './hold-cap.js';
-import { rawOutputNotice, rawOutputReason, readerIsModel } from './raw-output.js';
-import { explainTable, verboseLine } from './report.js';
+import type { TokenizerName } from '../tokens.js';
+import { compactAndWrite, type HeldInput } from './compact-and-write.js';
+import { recordReport, terminalFooter } from './compact-report.js';
+import { pipeCap } from './hold-cap.js';
+import { rawOutputNotice, rawOutputReason } from './raw-output.js';
 
 export interface CompressFlags {
   preset?: string;
@@ -54,12 +49,8 @@ export interface CompressFlags {
   quiet?: boolean;
 }
 
-/** An error that carries its exit code (usage and config errors: 2). */
-export type CodedError = Error & { exitCode: number };
-
-export function isCodedError(err: unknown): err is CodedError {
-  return err instanceof Error && typeof (err as { exitCode?: unknown }).exitCode === 'number';
-}
+// The steps `cg run` shares with the filter, taken from here so that it loads them with one lazy import.
+export { compactAndWrite, recordReport, terminalFooter };
 
 export async function compressCommand(flags: CompressFlags): Promise<number> {
   if (isTerminal(0)) {
@@ -164,298 +155,4 @@ export async function prepareCompaction(flags: CompressFlags): Promise<CgConfig>
     'text',
   );
   return config;
-}
-
-/** What a compaction did, for callers that report on it (cg run's footer). */
-export interface CompactReport {
-  events: PipelineEvent[];
-  input: string;
-  output: string;
-  changed: boolean;
-  /**
-   * A config, filter or usage problem found while compacting (a filter file that fails to load, a
-   * forced format the input does not have): the output is the input, and the caller reports this.
-   */
-  error?: CodedError;
-  format: InputFormat;
-  tokenizer: TokenizerName;
-  storeDir?: string;
-  /** The run's token counter: the footer reuses its cached counts. */
-  tokens: Tokens;
-  /** The session the engine replayed under (explicit or derived from the conversation). */
-  session?: string;
-}
-
-/**
- * On a terminal (stderr is a TTY: a person is watching, never an agent's pipe), one footer line with
- * the tokens the run saved; the counts are handed on to the ledger so nothing is counted twice.
- */
-export async function terminalFooter(report: CompactReport): Promise<RunCounts | undefined> {
-  // Not process.stderr.isTTY: that getter builds the stderr stream, which a run never needs when
-  // it has nothing to say there.
-  if (!isTerminal(2) || !report.changed || report.error) return undefined;
-  const { countRun, footerLine } = await import('../stats/index.js');
-  const counts = await countRun(report.events, report.tokens);
-  if (counts) process.stderr.write(`${footerLine(counts)}\n`);
-  return counts;
-}
-
-/** Appends the run to the stats ledger (after the output is written; never throws). */
-export async function recordReport(
-  report: CompactReport,
-  flags: CompressFlags,
-  counts?: RunCounts,
-): Promise<void> {
-  if (report.error) return; // the output was the raw input: nothing was saved or spent
-  const { recordCompaction } = await import('../stats/index.js');
-  await recordCompaction(report.events, {
-    ...(flags.command !== undefined ? { command: flags.command } : {}),
-    ...(report.session !== undefined
-      ? { session: report.session }
-      : typeof flags.session === 'string'
-        ? { session: flags.session }
-        : {}),
-    format: report.format,
-    tokenizer: report.tokenizer,
-    ...(report.storeDir !== undefined ? { storeDir: report.storeDir } : {}),
-    ...(counts ? { counts } : {}),
-  });
-}
-
-function forcesFormat(flags: CompressFlags): boolean {
-  return flags.format !== undefined && flags.format !== 'auto' && flags.format !== 'text';
-}
-
-/** Whether the chosen stages are none whatever the input's format (`--preset off`). */
-function runsNothing(flags: CompressFlags, config: CgConfig): boolean {
-  const choice = {
-    ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
-    ...(flags.components !== undefined ? { components: flags.components } : {}),
-  };
-  return (['text', 'anthropic'] as const).every((f) => resolveStages(choice, config, f).stages.length === 0);
-}
-
-/** The report of a run that had nothing to do: no events, nothing changed. */
-function passedThrough(
-  flags: CompressFlags,
-  config: CgConfig,
-): Omit<CompactReport, 'events' | 'input' | 'output' | 'changed'> {
-  const tokenizer = flags.tokenizer ?? config.tokenizer;
-  return { format: 'text', tokenizer, tokens: createTokens(tokenizer) };
-}
-
-/**
- * The input's bytes, held by one object so that compactAndWrite can let go of them: past
- * KEEP_BYTES_MAX its text is all it keeps (the text's UTF-8 is those very bytes, so passing it
- * through writes them), and a stash encodes the original again when one is needed (for a 60 MB
- * request body that is never). A caller must not keep its own reference to the bytes.
- */
-export interface HeldInput {
-  bytes: Buffer | undefined;
-}
-
-/**
- * Inputs up to this size keep their bytes for the store (spares an encode); larger JSON (a document,
- * a request body) does not: its lossless rewrites (format, toon) copy it whole, and the bytes held
- * beside them were what put a 60 MB body over its memory budget. Larger plain text keeps them: its
- * components write little, it stays inside the budget (a 100 MB log: 0.91 of it), and the store
- * then hashes and compresses the bytes directly — letting go of them cost a 100 MB log ~25 % more
- * CPU (encoding its text again, a page fault per re-used page) — unless it holds a character past
- * U+00FF: such a text is twice its bytes as a string, and with its bytes beside it a 64 MB log
- * peaked at 1.17 of its budget.
- */
-const KEEP_BYTES_MAX = 8 << 20;
-
-/** Whether the input opens like JSON (after whitespace): `{` or `[`. */
-function opensLikeJson(bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length && i < 4096; i++) {
-    const b = bytes[i];
-    if (b === 0x7b || b === 0x5b) return true;
-    if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09) return false;
-  }
-  return false;
-}
-
-/**
- * Past this size, or this many lines, the heap is asked to grow conservatively (src/heap/lean.ts):
- * components that hold something per line (a filter's line objects) fill the young generation,
- * which otherwise grows to hold them — 100,000 lines of `seq` through git-log's filter peaked at
- * 110 MB, 80 lean.
- */
-const LEAN_ABOVE = 1 << 20;
-const LEAN_LINES = 50_000;
-
-/**
- * Compacts one input buffer and writes the result (or the input itself) to stdout. Shared by the
- * default command and `cg run`; the caller has already handled raw output and loaded the config.
- * It never throws for a config or usage problem: the input goes through and the report says why.
- */
-export async function compactAndWrite(
-  held: HeldInput,
-  flags: CompressFlags,
-  config: CgConfig,
-): Promise<CompactReport | undefined> {
-  const input = held.bytes!;
-  if (input.length === 0) return undefined;
-  if (!flags.verbose && !flags.explain && !forcesFormat(flags) && runsNothing(flags, config)) {
-    // `--preset off` (or an empty list): the input is the output. Not even decoded: a 100 MB log
-    // goes straight back out. (Under --verbose the plan line still says what was detected, and a
-    // forced request format is still checked against the input.)
-    await writeOut(input);
-    return { ...passedThrough(flags, config), events: [], input: '', output: '', changed: false };
-  }
-  if (!isRewritableText(input)) {
-    if (flags.verbose) warn('input is binary or not UTF-8: passing through');
-    await writeOut(input);
-    return undefined;
-  }
-  const size = input.length;
-  const wide = size > Math.min(KEEP_BYTES_MAX, wideCap()) && isWideText(input);
-  if (wide && size > wideCap()) {
-    warn(
-      `input passed ${wideCap() / (1024 * 1024)} MB of text beyond Latin-1 (${size} bytes): passed through raw`,
-    );
-    await writeOut(input);
-    return undefined;
-  }
-  const text = input.toString('utf8');
-  keepByteLength(text, size);
-  if (size <= LEAN_ABOVE && !linesAbove(text, LEAN_LINES)) return compactDecoded(text, held, flags, config);
-  leanHeap();
-  // Text beyond Latin-1 is twice its bytes as a string: the bytes held beside it would put it over.
-  if (size <= KEEP_BYTES_MAX || !(wide || opensLikeJson(input)))
-    return compactDecoded(text, held, flags, config);
-  held.bytes = undefined;
-  return releasedThenCompacted(text, held, flags, config);
-}
-
-/**
- * After compactAndWrite has returned (its frame held the bytes too), the let-go bytes are collected
- * at once: V8 would keep them until the heap next filled (src/heap/gc.ts).
- */
-async function releasedThenCompacted(
-  text: string,
-  held: HeldInput,
-  flags: CompressFlags,
-  config: CgConfig,
-): Promise<CompactReport | undefined> {
-  await Promise.resolve();
-  collectGarbage();
-  return compactDecoded(text, held, flags, config);
-}
-
-/** The input as the text of valid UTF-8: its bytes if still held, or written from the text. */
-function passThrough(text: string, held: HeldInput): Promise<void> {
-  return held.bytes ? writeOut(held.bytes) : writeText(text);
-}
-
-async function compactDecoded(
-  text: string,
-  held: HeldInput,
-  flags: CompressFlags,
-  config: CgConfig,
-): Promise<CompactReport | undefined> {
-  const tokenizer = flags.tokenizer ?? config.tokenizer;
-  const tokens = createTokens(tokenizer);
-  const store = flags.store === false ? null : openStore(config.store);
-  const meta = {
-    format: 'text' as InputFormat,
-    tokenizer,
-    tokens,
-    ...(store ? { storeDir: store.dir } : {}),
-  };
-  // Lazy: filter files (and re2js) are read only if cmdfilter asks for a filter.
-  const filters = createFilterSource({
-    ...(flags.filters !== undefined ? { filtersFile: flags.filters } : {}),
-    cwd: process.cwd(),
-    env: process.env,
-    ...(flags.verbose ? { onNote: warn } : {}),
-  });
-  const events: PipelineEvent[] = [];
-  let result: Awaited<ReturnType<typeof compactText>>;
-  try {
-    result = await compactText(text, {
-      ...(flags.preset !== undefined ? { preset: flags.preset } : {}),
-      ...(flags.components !== undefined ? { components: flags.components } : {}),
-      config,
-      ...(held.bytes ? { inputBytes: held.bytes } : {}),
-      format: flags.format ?? 'auto',
-      ...(flags.command !== undefined ? { command: flags.command } : {}),
-      ...(flags.query !== undefined ? { query: flags.query } : {}),
-      ...(flags.lang !== undefined ? { lang: flags.lang } : {}),
-      ...(flags.tokenizer !== undefined ? { tokenizer: flags.tokenizer } : {}),
-      // A model reader inside an agent host (`cg run` as Codex's hook rewrote it: CG_HOST, CG_READER)
-      // gets no more of a shell output than the host itself would have shown (src/hosts/limits.ts).
-      ...(readerIsModel(flags) && process.env.CG_HOST ? { host: process.env.CG_HOST } : {}),
-      store,
-      tokens,
-      session:
-        flags.session === false ? false : typeof flags.session === 'string' ? { id: flags.session } : {},
-      filters,
-      onPlan: (plan) => {
-        if (!flags.verbose) return;
-        warn(`${plan.format} input; ${plan.source}: ${plan.components.join(', ') || '(no components)'}`);
-        for (const note of plan.notes) warn(note);
-      },
-      onEvent: (e) => {
-        events.push(e);
-        if (flags.verbose) warn(verboseLine(e));
-      },
-    });
-  } catch (err) {
-    await passThrough(text, held);
-    if (isCodedError(err)) return { ...meta, events, input: text, output: text, changed: false, error: err };
-    warn(
-      `internal error, input passed through unchanged: ${err instanceof Error ? err.message : String(err)}`,
-    );
-    return undefined;
-  }
-  if (filters.error) {
-    // A broken filter file is a config error, never a silent skip; the input still passes through
-    // whole, so nothing is lost while the caller reports it (compress: exit 2).
-    await passThrough(text, held);
-    return { ...meta, events, input: text, output: text, changed: false, error: filters.error };
-  }
-  if (result.changed) await writeParts(result.outputParts);
-  else await passThrough(text, held);
-  if (flags.explain)
-    process.stderr.write(await explainTable(events, text, result.output, config.tokenizer, flags.tokenizer));
-  return {
-    ...meta,
-    format: result.format,
-    ...(result.session !== undefined ? { session: result.session } : {}),
-    events,
-    input: text,
-    // Joined only if a footer or a caller reads it: written, the pieces were enough.
-    get output() {
-      return result.output;
-    },
-    changed: result.changed,
-  };
-}
-
-/**
- * Writes a rewritten text in slices (src/utf8-slices.ts), each encoded into one reused buffer (a
- * write resolves once its bytes are handed on), so its UTF-8 is never one more copy the size of
- * the output (37 MB of compacted JSON, 60 MB of a request body), nor that much garbage in slices.
- */
-function writeText(text: string): Promise<void> {
-  return writeParts([text]);
-}
-
-/** Writes the pieces of a text one after another, batched through one buffer of a few MB. */
-async function writeParts(parts: readonly string[]): Promise<void> {
-  if (parts.length === 1 && parts[0]!.length <= SLICE_UNITS) return writeOut(parts[0]!);
-  const buf = Buffer.allocUnsafe(3 * SLICE_UNITS + 3);
-  let used = 0;
-  for (const part of parts) {
-    for (const slice of utf8Slices(part)) {
-      if (used + 3 * slice.length > buf.length) {
-        await writeOut(buf.subarray(0, used));
-        used = 0;
-      }
-      used += buf.write(slice, used, 'utf8');
-    }
-  }
-  if (used > 0) await writeOut(buf.subarray(0, used));
 }

@@ -6,10 +6,9 @@
  * terminal (stdin a TTY) it serves nothing: it says how to register it with a client, exit 2.
  */
 import { type CgConfig, loadConfig } from '../config.js';
-import { createFilterSource } from '../dsl/registry.js';
+import { openDoor } from '../door.js';
 import { newTally } from '../mcp/stats.js';
 import { DEFAULT_HINT } from '../store/marker.js';
-import { openStore } from '../store/open.js';
 import { isTerminal } from '../terminal.js';
 
 declare const CG_VERSION: string;
@@ -40,11 +39,12 @@ export async function mcpCommand(flags: McpFlags, env: NodeJS.ProcessEnv = proce
   const config = mcpConfig(await loadConfig(flags.config, env));
   const session = env.CG_SESSION || `mcp-${Date.now().toString(36)}-${process.pid.toString(36)}`;
   const { serveMcp } = await import('../mcp/server.js');
+  const { store, filters } = openDoor(config, { env });
   await serveMcp(
     {
       config,
-      store: openStore(config.store, env),
-      filters: createFilterSource({ cwd: process.cwd(), env }),
+      store,
+      filters,
       session,
       tally: newTally(),
       env,

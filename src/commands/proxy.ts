@@ -11,7 +11,7 @@
 
 import { resolve } from 'node:path';
 import { type CgConfig, loadConfig } from '../config.js';
-import { createFilterSource } from '../dsl/registry.js';
+import { openDoor } from '../door.js';
 import { UsageError } from '../errors.js';
 import { warn } from '../io.js';
 import { isPreset, PRESET_NAMES } from '../presets.js';
@@ -29,7 +29,6 @@ import { setupLines } from '../proxy/setup.js';
 import { sessionsDir } from '../session/location.js';
 import { diskRecords, type RecordBackend } from '../session/records.js';
 import { sharedRedis } from '../store/fleet-store.js';
-import { openStore } from '../store/open.js';
 import type { Store } from '../store/store.js';
 
 export interface ProxyFlags {
@@ -190,7 +189,12 @@ export async function proxyCommand(
       `listening on ${settings.host}: anyone who can reach it can use your upstreams with their own keys${env[settings.tokenEnv] ? '' : `; GET /expand serves no original until $${settings.tokenEnv} holds a token`}`,
     );
   }
-  const store = flags.store === false ? null : openStore(config.store, env);
+  const { store, filters } = openDoor(config, {
+    env,
+    cwd,
+    ...(flags.store === false ? { store: false } : {}),
+    ...(flags.verbose ? { onNote: warn } : {}),
+  });
   // Observe mode keeps its ledger and session records apart from what was really sent.
   const stateEnv = flags.observe ? observeEnv(env) : env;
   const modelEnv = proxyEngineEnv(stateEnv, settings);
@@ -202,7 +206,7 @@ export async function proxyCommand(
     upstreams: { anthropic: settings.anthropic, openai: settings.openai, gemini: settings.gemini },
     preset: settings.preset,
     store,
-    filters: createFilterSource({ cwd, env, ...(flags.verbose ? { onNote: warn } : {}) }),
+    filters,
     observe: !!flags.observe,
     timeoutMs: settings.timeoutMs,
     env: modelEnv,

@@ -16,7 +16,7 @@
  * (what was held goes first, so the reader still gets every byte; one line on stderr says so at the end).
  */
 import type { CgConfig } from '../config.js';
-import { UsageError } from '../errors.js';
+import { isCodedError, UsageError } from '../errors.js';
 import { warn } from '../io.js';
 import { commandLine } from '../run/quote.js';
 import { startCommand } from '../run/spawn.js';
@@ -39,7 +39,7 @@ type Compress = typeof import('./compress.js');
 
 /** The config and names, loaded while the command runs; a failure becomes the line to print. */
 async function prepare(compress: Promise<Compress>, flags: RunFlags): Promise<Prepared> {
-  const { isCodedError, prepareCompaction } = await compress;
+  const { prepareCompaction } = await compress;
   try {
     return { config: await prepareCompaction(flags) };
   } catch (err) {

@@ -61,23 +61,18 @@ async function compactEach(
   worth: readonly boolean[],
   o: CompactForModelOptions,
 ): Promise<Compacted> {
-  const [{ loadConfig }, { compactText }, { createFilterSource }, { openStore }, { createTokens }, marker] =
-    await Promise.all([
-      import('../../config.js'),
-      import('../../engine.js'),
-      import('../../dsl/registry.js'),
-      import('../../store/open.js'),
-      import('../../tokens.js'),
-      import('../../store/marker.js'),
-    ]);
+  const [{ loadConfig }, { compactText }, { openDoor }, marker] = await Promise.all([
+    import('../../config.js'),
+    import('../../engine.js'),
+    import('../../door.js'),
+    import('../../store/marker.js'),
+  ]);
   const loaded = await loadConfig(undefined, o.env, o.cwd);
   const config =
     o.hint !== undefined && loaded.store.hint === marker.DEFAULT_HINT
       ? { ...loaded, store: { ...loaded.store, hint: o.hint } }
       : loaded;
-  const store = openStore(config.store, o.env);
-  const tokens = createTokens(config.tokenizer);
-  const filters = createFilterSource({ cwd: o.cwd, env: o.env });
+  const { store, tokens, filters } = openDoor(config, { env: o.env, cwd: o.cwd });
   const out: (string | undefined)[] = [];
   for (const [i, t] of texts.entries()) {
     if (!worth[i]) {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { compactAndWrite } from '../../../src/commands/compress.js';
+import { compactAndWrite } from '../../../src/commands/compact-and-write.js';
 import { defaultConfig } from '../../../src/config.js';
 
 const written = vi.hoisted(() => [] as (string | Uint8Array)[]);
