@@ -14,7 +14,7 @@ export function transcriptQuery(t: Pick<Transcript, 'format' | 'messages' | 'out
   if (t.format === 'text') return undefined;
   const { messages } = t;
   // Found from each end, so a long session's text is read for a few messages, not all of them (a
-  // carried message reads its text from the body when asked, src/session/carried.ts).
+  // carried message reads its text from the body when asked, src/proxy/turn/carried.ts).
   const carries = new Uint8Array(messages.length);
   for (const o of t.outputs)
     if (o.messageIndex >= 0 && o.messageIndex < messages.length) carries[o.messageIndex] = 1;

@@ -120,7 +120,7 @@ export interface InputSpan {
 
 /**
  * Where a request body's parts lie in its input, for a caller that reuses the unchanged prefix of a
- * conversation's body from one turn to the next (src/session/turn-*.ts).
+ * conversation's body from one turn to the next (src/proxy/turn/).
  */
 export interface BodyLayout {
   /** Each message's JSON value; parallel to Transcript.messages. */

@@ -219,7 +219,7 @@ function candidateView(o: ToolOutput, text: string): Candidate {
 
 /**
  * Candidates made once per output and text, and re-used by every transcript stage and later turns
- * (a long session's outputs are the same objects from turn to turn, src/session/carried.ts): a
+ * (a long session's outputs are the same objects from turn to turn, src/proxy/turn/carried.ts): a
  * component never changes what it is given.
  */
 const candidates = new WeakMap<ToolOutput, Candidate>();

@@ -58,7 +58,7 @@ export function moverFloor(stages: readonly Stage[]): number {
 
 /**
  * Whether an output is under a floor, by counter and output: an output's text never changes, and a
- * replayed session's outputs are the same objects from turn to turn (src/session/carried.ts), so a
+ * replayed session's outputs are the same objects from turn to turn (src/proxy/turn/carried.ts), so a
  * later turn does not count it again.
  */
 const under = new WeakMap<Tokens, WeakMap<ToolOutput, { floor: number; under: boolean }>>();

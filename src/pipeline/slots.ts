@@ -57,7 +57,7 @@ export function contentOf(slot: Slot): string {
 
 /**
  * A slot as a class: its original is read from the output only when first asked (a replayed
- * turn's outputs read theirs from the body, src/session/turn-read.ts), and every slot of a long
+ * turn's outputs read theirs from the body, src/proxy/turn/read.ts), and every slot of a long
  * session (thousands, visited by every stage) has one shape.
  */
 class OpenSlot implements Slot {

@@ -13,14 +13,12 @@
  * sent).
  */
 
-import { compactBody } from '../compact-body.js';
 import type { FilterSource, InputFormat } from '../component.js';
 import type { CgConfig } from '../config.js';
 import { clientHost } from '../hosts/client-host.js';
 import { isRewritableText } from '../io.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import type { RecordBackend } from '../session/records.js';
-import type { TurnMemory } from '../session/turns.js';
 import type { Store } from '../store/store.js';
 import type { Tokens } from '../tokens.js';
 import { decodeBody } from './body.js';
@@ -28,6 +26,8 @@ import { rawHeader } from './headers.js';
 import type { RetryMemo } from './retry-memo.js';
 import { requestSession } from './session-id.js';
 import { observingStore, type StoreCache } from './store-cache.js';
+import { compactBody } from './turn/compact-body.js';
+import type { TurnMemory } from './turn/memory.js';
 
 export interface CompactDeps {
   config: CgConfig;
@@ -49,7 +49,7 @@ export interface CompactDeps {
   records?: RecordBackend;
   /** Each recent session's last turn, for a client's retry of the same body. */
   retries?: RetryMemo;
-  /** Each recent session's last turn as decided, so the next costs what is new (src/session/turns.ts). */
+  /** Each recent session's last turn as decided, so the next costs what is new (src/proxy/turn/memory.ts). */
   turns?: TurnMemory;
 }
 

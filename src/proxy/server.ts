@@ -26,7 +26,6 @@ import { clientHost } from '../hosts/client-host.js';
 import type { PipelineEvent } from '../pipeline/run.js';
 import { sessionsDir } from '../session/location.js';
 import { diskRecords, type RecordBackend } from '../session/records.js';
-import { TurnMemory } from '../session/turns.js';
 import type { Store } from '../store/store.js';
 import { createTokens, type Tokens } from '../tokens.js';
 import { BodyTooLarge, readBody } from './body.js';
@@ -42,6 +41,7 @@ import { createRetrieval, plainPrepared, type Retrieval } from './retrieval/retr
 import { retryMemo } from './retry-memo.js';
 import { type Provider, routeOf } from './routes.js';
 import { storeCache } from './store-cache.js';
+import { TurnMemory } from './turn/memory.js';
 import { type Forwarded, forward } from './upstream.js';
 
 export interface ProxyOptions {

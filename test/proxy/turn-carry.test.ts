@@ -1,4 +1,4 @@
-// A proxy that carries a session's last turn (src/session/turn-*.ts) reads and writes only what is
+// A proxy that carries a session's last turn (src/proxy/turn/) reads and writes only what is
 // new on the next; what it sends must still be exactly what a proxy that never saw the session
 // sends for the same body and the same session record (determinism, cache-stable replay).
 import { cpSync, existsSync, rmSync } from 'node:fs';

@@ -2,12 +2,12 @@ import { cpSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentSession, turnOf } from '../../../bench/proxy-sessions.mjs';
-import { compactBody } from '../../../src/compact-body.js';
-import { TurnMemory } from '../../../src/session/turns.js';
-import type { Store } from '../../../src/store/store.js';
-import { createTokens } from '../../../src/tokens.js';
-import { MemoryStore } from '../../memory-store.js';
+import { agentSession, turnOf } from '../../../../bench/proxy-sessions.mjs';
+import { compactBody } from '../../../../src/proxy/turn/compact-body.js';
+import { TurnMemory } from '../../../../src/proxy/turn/memory.js';
+import type { Store } from '../../../../src/store/store.js';
+import { createTokens } from '../../../../src/tokens.js';
+import { MemoryStore } from '../../../memory-store.js';
 
 type Body = ReturnType<typeof agentSession>;
 type Block = Record<string, unknown>;

@@ -9,7 +9,7 @@
  * are copied flat (detach), and a text read during a turn is dropped when the turn ends
  * (BodySource.release), so a long session keeps no earlier turn's body alive.
  */
-import type { MessageView, ToolOutput } from '../input/transcript.js';
+import type { MessageView, ToolOutput } from '../../input/transcript.js';
 
 /** The body texts are read from: the current turn's bytes, and what was read from them this turn. */
 export class BodySource {

@@ -7,8 +7,8 @@
  * from then, everything before that message is copied from it instead of being written again.
  * Edits it cannot make this way (messages replaced by a summary) are left to the reader's write().
  */
-import { CACHE_BREAKPOINT } from '../input/builder.js';
-import type { StructuralEdit } from '../input/transcript.js';
+import { CACHE_BREAKPOINT } from '../../input/builder.js';
+import type { StructuralEdit } from '../../input/transcript.js';
 import type { Placed } from './placed.js';
 
 export interface Written {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteOffsets } from '../../../src/session/placed.js';
+import { byteOffsets } from '../../../../src/proxy/turn/placed.js';
 
 describe('byte offsets of a body', () => {
   it('turns UTF-16 offsets into the UTF-8 byte offsets of the same places, for every width of character', () => {

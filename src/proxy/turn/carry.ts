@@ -1,16 +1,16 @@
 /**
  * What a long-lived process keeps of a conversation's last turn so the next one costs what is new
- * (turn-read.ts reads with it, turn-write.ts writes with it): the body as it came and as it was
+ * (read.ts reads with it, write.ts writes with it): the body as it came and as it was
  * sent, where each message and tool output lies in both, each output's content key, and what was
  * written for each output. It holds the last body and what was sent for it — nothing older — and
  * no string sliced from either (carried.ts): a long session keeps one turn, however many it has.
  */
-import { readTranscript } from '../input/read.js';
-import type { MessageView, ToolOutput, Transcript } from '../input/transcript.js';
+import { readTranscript } from '../../input/read.js';
+import type { MessageView, ToolOutput, Transcript } from '../../input/transcript.js';
+import { detach } from '../../session/kept-record.js';
 import { BodySource, CarriedOutput, CarriedView, type OutputFacts } from './carried.js';
-import { detach } from './kept-record.js';
 import type { Placed, PlacedMessage } from './placed.js';
-import type { Written } from './turn-write.js';
+import type { Written } from './write.js';
 
 export interface CarriedMessage extends PlacedMessage {
   view: CarriedView;

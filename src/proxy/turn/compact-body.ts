@@ -1,19 +1,19 @@
 /**
  * compactBody: a request body as bytes, in and out, for a long-lived caller (the proxy). Given the
- * caller's memory of each session's last turn (src/session/turns.ts), a next turn reads only the
- * messages after the unchanged prefix of the body (turn-read.ts), writes only from the first message
- * that changed (turn-write.ts), and is carried on for the turn after (turn-carry.ts) — the same
- * bytes a full read and write would give. Anything it cannot place goes the plain way (engine.ts).
+ * caller's memory of each session's last turn (src/proxy/turn/memory.ts), a next turn reads only the
+ * messages after the unchanged prefix of the body (read.ts), writes only from the first message
+ * that changed (write.ts), and is carried on for the turn after (carry.ts) — the same
+ * bytes a full read and write would give. Anything it cannot place goes the plain way (src/engine.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import { type CompactOptions, type CompactResult, type Decided, decide } from './engine.js';
-import { readTranscript } from './input/read.js';
-import type { InputFormat, ToolOutput, Transcript } from './input/transcript.js';
-import type { Pin } from './pipeline/run.js';
-import { carryTurn, type TurnCarry } from './session/turn-carry.js';
-import { placeRead, readTurn } from './session/turn-read.js';
-import { breakpointsOf } from './session/turn-write.js';
-import type { TurnMemory } from './session/turns.js';
+import { type CompactOptions, type CompactResult, type Decided, decide } from '../../engine.js';
+import { readTranscript } from '../../input/read.js';
+import type { InputFormat, ToolOutput, Transcript } from '../../input/transcript.js';
+import type { Pin } from '../../pipeline/run.js';
+import { carryTurn, type TurnCarry } from './carry.js';
+import type { TurnMemory } from './memory.js';
+import { placeRead, readTurn } from './read.js';
+import { breakpointsOf } from './write.js';
 
 /** How long a long-lived caller trusts that replayed markers are still backed, without asking. */
 const BACKED_FOR_MS = 3_600_000;
@@ -21,7 +21,7 @@ const BACKED_FOR_MS = 3_600_000;
 export interface BodyOptions extends CompactOptions {
   format: Exclude<InputFormat, 'text'>;
   /**
-   * A long-lived caller's memory of each session's last turn (src/session/turns.ts): with an
+   * A long-lived caller's memory of each session's last turn (src/proxy/turn/memory.ts): with an
    * explicit session id, a turn reads and writes only what changed since (the proxy).
    */
   turns?: TurnMemory;

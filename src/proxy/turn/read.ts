@@ -1,5 +1,5 @@
 /**
- * Reading a request body against its conversation's last turn (turn-carry.ts), so that only what is
+ * Reading a request body against its conversation's last turn (carry.ts), so that only what is
  * new is parsed. An agent resends the whole conversation every turn, byte for byte up to the last
  * message or two; so:
  *   1. the new body is compared with the last one (memcmp), giving the messages that are unchanged;
@@ -15,13 +15,19 @@
  * placeRead is the same for a body read in full: where its parts lie, for the writer and the carry.
  */
 
-import { CACHE_BREAKPOINT } from '../input/builder.js';
-import { readTranscript } from '../input/read.js';
-import type { BodyLayout, MessageView, StructuralEdit, ToolOutput, Transcript } from '../input/transcript.js';
+import { CACHE_BREAKPOINT } from '../../input/builder.js';
+import { readTranscript } from '../../input/read.js';
+import type {
+  BodyLayout,
+  MessageView,
+  StructuralEdit,
+  ToolOutput,
+  Transcript,
+} from '../../input/transcript.js';
 import { CarriedOutput } from './carried.js';
+import type { TurnCarry } from './carry.js';
 import { type Placed, type PlacedMessage, placeLayout } from './placed.js';
-import type { TurnCarry } from './turn-carry.js';
-import { breakpointsOf, type Written, writeBody } from './turn-write.js';
+import { breakpointsOf, type Written, writeBody } from './write.js';
 
 export interface TurnRead {
   transcript: Transcript;

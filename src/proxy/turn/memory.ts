@@ -1,11 +1,11 @@
 /**
  * A long-lived caller's memory of its conversations (the proxy keeps one): per session, the last
- * turn's carry (turn-carry.ts) and the session's record (kept-record.ts), so each turn of it costs
+ * turn's carry (carry.ts) and the session's record (src/session/kept-record.ts), so each turn of it costs
  * what is new. Bounded: the most recently used sessions only, and no more than a budget of bodies
  * (each carry holds its last body as received and as sent).
  */
-import { type KeptRecord, keptRecord } from './kept-record.js';
-import type { TurnCarry } from './turn-carry.js';
+import { type KeptRecord, keptRecord } from '../../session/kept-record.js';
+import type { TurnCarry } from './carry.js';
 
 export interface SessionMemory {
   carry?: TurnCarry;

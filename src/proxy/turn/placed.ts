@@ -5,7 +5,7 @@
  * the same offsets either way; otherwise the bytes between each two offsets are counted.
  */
 import { isAscii } from 'node:buffer';
-import type { BodyLayout, InputFormat } from '../input/transcript.js';
+import type { BodyLayout, InputFormat } from '../../input/transcript.js';
 
 export interface PlacedMessage {
   /** The message's JSON value. */
