@@ -92,10 +92,12 @@ export default function setup(): () => void {
     }
     rmSync(run, { recursive: true, force: true });
     // A cg build running beside the tests (another checkout's `npm run build`) trains its code cache
-    // in a cg-code-cache-* dir of its own, and `npm run bench` works in cg-bench-* dirs it removes
-    // when it ends; neither is the tests' doing (a test's own bench run gets the private TMPDIR).
+    // in a cg-code-cache-* dir of its own, `npm run bench` works in cg-bench-* dirs and another
+    // checkout's test run in its own cg-testrun-* dir, each removed when it ends; none is these
+    // tests' doing (a test's own bench run gets the private TMPDIR).
+    const others = ['cg-code-cache-', 'cg-bench-', 'cg-testrun-'];
     const leaked = [...cgEntries(realTmp)].filter(
-      (n) => !tmpBefore.has(n) && !n.startsWith('cg-code-cache-') && !n.startsWith('cg-bench-'),
+      (n) => !tmpBefore.has(n) && !others.some((p) => n.startsWith(p)),
     );
     if (leaked.length > 0) problems.push(`new in ${realTmp}: ${leaked.slice(0, 5).join(', ')}`);
     stateDirs.forEach((dir, i) => {
