@@ -5,6 +5,7 @@ import { cpSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentSession, turnOf } from '../../bench/proxy-sessions.mjs';
+import { settledTurns } from '../../src/proxy/compact-request.js';
 import { anthropicStream, type FakeUpstream, startFakeUpstream } from './fake-upstream.js';
 import { send, startTestProxy, type TestProxy } from './harness.js';
 
@@ -31,6 +32,9 @@ async function pair(): Promise<Pair> {
  * a copy of the session record the carrying one had just before; returns both bodies sent upstream.
  */
 async function both(p: Pair, body: string): Promise<{ carried: Buffer; fresh: Buffer }> {
+  // The carrying proxy saves a turn's record after its body is on its way: the copy must wait for
+  // that, or a busy machine hands the fresh proxy the record of two turns back.
+  await settledTurns();
   const fresh = await startTestProxy({ anthropic: p.up.url, store: p.carried.store });
   try {
     const sessions = join(p.carried.stateDir, 'sessions');
