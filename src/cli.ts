@@ -92,6 +92,7 @@ Examples:
   cg wrap claude -p "fix the failing test"  the host's arguments follow the host's name
   cg wrap codex exec "run the tests"        Codex, with -c overrides for its model provider
   cg wrap gemini                            Gemini CLI (API key), with GOOGLE_GEMINI_BASE_URL
+  cg wrap opencode run "run the tests"      OpenCode, its anthropic provider via OPENCODE_CONFIG_CONTENT
   eval "$(cg wrap --print-env claude)"      point this shell at the proxy of your config
 
 A cg proxy already answering where the host or your config points is used as it is; else one is
@@ -117,7 +118,7 @@ export async function buildProgram(setExit: (code: number) => void): Promise<Com
       import('./presets.js'),
       import('./commands/actions.js'),
     ]);
-  const [{ HOST_NAMES, hostNamesSentence }, { SHELLS, namesFrom }] = await Promise.all([
+  const [{ HOST_NAMES, WRAP_ONLY_HOST_NAMES, hostNamesSentence }, { SHELLS, namesFrom }] = await Promise.all([
     import('./hosts/names.js'),
     import('./commands/completion.js'),
   ]);
@@ -506,8 +507,10 @@ Filters whose markers come back through cg expand too often are flagged "too agg
 
   program
     .command('wrap')
-    .description('run an agent (claude, codex) through cg proxy for this run: no settings file changed')
-    .argument('<host>', 'claude, codex or gemini')
+    .description(
+      'run an agent (claude, codex, opencode) through cg proxy for this run: no settings file changed',
+    )
+    .argument('<host>', hostNamesSentence(WRAP_ONLY_HOST_NAMES))
     .argument('[args...]', "the host's own arguments")
     .option('--print-env', 'print the shell lines that point the host at the configured proxy, and exit')
     .option('--config <file>', 'config file (its proxy: section counts only if it is your own)')
