@@ -11,11 +11,17 @@
  * where it went without cg. The upstream is the base URL OpenCode would have used — the
  * config layers' baseURL, else ANTHROPIC_BASE_URL, which the SDK reads when no option is set.
  */
-import * as jsoncModule from 'jsonc-parser';
-import { cjsExports } from '../../lazy.js';
+import { createRequire } from 'node:module';
+import type * as Jsonc from 'jsonc-parser';
 import type { WrapHost } from '../wrap.js';
 
-const jsonc = cjsExports(jsoncModule);
+// Loaded on first use, synchronously (the wrap rows are sync): this module sits in the hosts table
+// every `cg hook` loads, and only `cg wrap opencode` parses OpenCode's JSONC.
+let J: typeof Jsonc | undefined;
+const jsonc = (): typeof Jsonc => {
+  J ??= createRequire(import.meta.url)('jsonc-parser') as typeof Jsonc;
+  return J;
+};
 
 type Json = Record<string, unknown>;
 
@@ -24,8 +30,8 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 /** A JSONC document's top-level object, or undefined when the text is none or does not parse. */
 function parseConfig(text: string | undefined): Json | undefined {
   if (text === undefined || text.trim() === '') return undefined;
-  const errors: jsoncModule.ParseError[] = [];
-  const value: unknown = jsonc.parse(text, errors, { allowTrailingComma: true });
+  const errors: Jsonc.ParseError[] = [];
+  const value: unknown = jsonc().parse(text, errors, { allowTrailingComma: true });
   return errors.length === 0 && isObject(value) ? value : undefined;
 }
 
