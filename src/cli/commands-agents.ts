@@ -8,7 +8,7 @@ import type { InitFlags } from '../commands/init.js';
 import type { McpFlags } from '../commands/mcp.js';
 import type { ProxyFlags } from '../commands/proxy.js';
 import type { WrapFlags } from '../commands/wrap.js';
-import { HOST_NAMES, type HostName, hostNamesSentence } from '../hosts/names.js';
+import { HOST_NAMES, type HostName, hostNamesSentence, WRAP_ONLY_HOST_NAMES } from '../hosts/names.js';
 import { PRESET_NAMES } from '../presets.js';
 import type { CommandRow } from './command-row.js';
 
@@ -55,6 +55,7 @@ Examples:
   cg wrap claude -p "fix the failing test"  the host's arguments follow the host's name
   cg wrap codex exec "run the tests"        Codex, with -c overrides for its model provider
   cg wrap gemini                            Gemini CLI (API key), with GOOGLE_GEMINI_BASE_URL
+  cg wrap opencode run "run the tests"      OpenCode, its anthropic provider via OPENCODE_CONFIG_CONTENT
   eval "$(cg wrap --print-env claude)"      point this shell at the proxy of your config
 
 A cg proxy already answering where the host or your config points is used as it is; else one is
@@ -225,9 +226,10 @@ export const AGENT_COMMANDS: readonly CommandRow[] = [
   },
   {
     name: 'wrap',
-    description: 'run an agent (claude, codex) through cg proxy for this run: no settings file changed',
+    description:
+      'run an agent (claude, codex, gemini, opencode) through cg proxy for this run: no settings file changed',
     arguments: [
-      { spec: '<host>', description: hostNamesSentence() },
+      { spec: '<host>', description: hostNamesSentence(WRAP_ONLY_HOST_NAMES) },
       { spec: '[args...]', description: "the host's own arguments" },
     ],
     options: [

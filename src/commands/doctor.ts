@@ -17,7 +17,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { arrayAt, objectAt, stringAt } from '../hosts/hook/payload.js';
 import { isCgHookCommand, valueAt } from '../hosts/hook/settings.js';
 import type { Host, Scope } from '../hosts/host.js';
-import { HOSTS } from '../hosts/index.js';
+import { HOSTS, WRAP_ONLY_HOSTS } from '../hosts/index.js';
 import { isHostName } from '../hosts/names.js';
 import type { DoctorCheck } from '../proxy/doctor.js';
 
@@ -131,6 +131,8 @@ export interface DoctorReport {
   /** Whether any integration (a hook, the proxy) is in use. */
   installed: boolean;
   hosts: HostReport[];
+  /** Hosts cg reaches by `cg wrap` only, with the door that does. */
+  wrapOnly: { host: string; title: string; detail: string }[];
   proxy: { used: boolean; checks: DoctorCheck[] };
 }
 
@@ -220,7 +222,8 @@ export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
   const failed =
     hosts.some((h) => h.checks.some((c) => c.status === 'fail')) ||
     (proxy.used && checks.some((c) => c.status === 'fail'));
-  return { ok: !failed, installed: proxy.used || hosts.some((h) => h.installed), hosts, proxy };
+  const wrapOnly = WRAP_ONLY_HOSTS.map((h) => ({ host: h.name, title: h.title, detail: h.doors }));
+  return { ok: !failed, installed: proxy.used || hosts.some((h) => h.installed), hosts, wrapOnly, proxy };
 }
 
 /**
@@ -263,6 +266,7 @@ export function renderDoctor(report: DoctorReport): string {
     text += `${h.title}${h.version ? ` ${h.version}` : ''}:\n`;
     for (const c of h.checks) text += `  ${MARK[c.status]} ${c.detail}\n`;
   }
+  for (const w of report.wrapOnly ?? []) text += `${w.title}: ${w.detail}\n`;
   if (!report.proxy.used) text += 'cg proxy: not in use (cg proxy, then cg init claude --proxy)\n';
   else {
     text += 'cg proxy:\n';

@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { didYouMean } from '../config/nearest.js';
 import { UsageError } from '../errors.js';
-import { HOSTS } from '../hosts/index.js';
+import { HOSTS, WRAP_ONLY_HOSTS } from '../hosts/index.js';
 import type { WrapHost } from '../hosts/wrap.js';
 import { warn } from '../io.js';
 import { isTerminal } from '../terminal.js';
@@ -30,9 +30,10 @@ export interface WrapFlags {
 }
 
 function hostOf(name: string): WrapHost {
-  const host = HOSTS.find((h) => h.name === name)?.wrap;
+  const all = [...HOSTS, ...WRAP_ONLY_HOSTS];
+  const host = all.find((h) => h.name === name)?.wrap;
   if (host) return host;
-  const names = HOSTS.map((h) => h.name);
+  const names = all.map((h) => h.name);
   throw new UsageError(
     `wrap: unknown host ${JSON.stringify(name)}${didYouMean(name, names) || ` (hosts: ${names.join(', ')})`}`,
   );

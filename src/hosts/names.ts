@@ -7,6 +7,15 @@ export const HOST_NAMES = ['claude', 'codex', 'gemini'] as const;
 
 export type HostName = (typeof HOST_NAMES)[number];
 
+/**
+ * Hosts cg reaches through `cg wrap` only: OpenCode's plugin hooks do fire and can replace a
+ * tool's output (checked on 1.18.33), but cg installs no plugin there yet, so it is no hook host.
+ */
+export const WRAP_ONLY_HOST_NAMES = ['opencode'] as const;
+
+/** Any host cg knows, by any door. */
+export type AnyHostName = HostName | (typeof WRAP_ONLY_HOST_NAMES)[number];
+
 /** "claude, codex or gemini" — the names as a sentence, for help texts. */
 export function hostNamesSentence(extra: readonly string[] = []): string {
   const all = [...HOST_NAMES, ...extra];

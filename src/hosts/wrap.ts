@@ -7,12 +7,12 @@
  * through the caller.
  */
 import { objectAt } from './hook/payload.js';
-import type { HostName } from './names.js';
+import type { AnyHostName } from './names.js';
 
 export type Wrapped = { env: Record<string, string>; args: string[] } | { unsupported: string };
 
 export interface WrapHost {
-  name: HostName;
+  name: AnyHostName;
   /** The executable started (found on PATH). */
   bin: string;
   /** The proxy provider the host's requests go to. */

@@ -101,7 +101,8 @@ export function contentText(content: unknown): string {
 
 function anthropic(script: Script, body: Body, res: ServerResponse): void {
   const tools = Array.isArray(body.tools) ? (body.tools as { name?: string }[]) : [];
-  const main = tools.some((t) => t.name === 'Bash');
+  // Claude Code's shell tool is Bash, OpenCode's bash.
+  const main = tools.some((t) => t.name === 'Bash' || t.name === 'bash');
   const messages = Array.isArray(body.messages)
     ? (body.messages as { role: string; content: unknown }[])
     : [];

@@ -20,8 +20,11 @@ export interface ClientStatus {
   why?: string;
 }
 
+/** The clients clients.json pins. */
+export type ClientName = 'claude' | 'codex' | 'gemini' | 'opencode';
+
 /** The installed client, or why it is not there (so its suite is skipped by name, never passed). */
-export function client(name: 'claude' | 'codex' | 'gemini'): ClientStatus {
+export function client(name: ClientName): ClientStatus {
   const file = process.env.CG_CLIENTS_STATUS;
   if (!file || !existsSync(file))
     return { ok: false, why: 'run through `npm run test:clients` (it installs the clients)' };
@@ -29,7 +32,7 @@ export function client(name: 'claude' | 'codex' | 'gemini'): ClientStatus {
   return all[name] ?? { ok: false, why: `${name} is not in clients.json` };
 }
 
-export function skipReason(name: 'claude' | 'codex' | 'gemini'): string | undefined {
+export function skipReason(name: ClientName): string | undefined {
   const c = client(name);
   if (c.ok) return undefined;
   process.stderr.write(`test:clients: SKIPPING ${name}: ${c.why}\n`);

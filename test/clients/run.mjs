@@ -26,17 +26,36 @@ const clients = JSON.parse(readFileSync(join(here, 'clients.json'), 'utf8'));
 const cache = resolve(process.env.CG_CLIENTS_CACHE || join(root, 'node_modules', '.cache', 'cg-clients'));
 mkdirSync(cache, { recursive: true });
 
+// A package named per platform (`{platform}-{arch}`, as OpenCode's binaries are published) is
+// resolved for this machine; `binPath` names its binary inside the install when no .bin link is made.
+const PLATFORMS = { darwin: 'darwin', linux: 'linux', win32: 'windows' };
+const forHere = (s) =>
+  s
+    .replaceAll('{platform}', PLATFORMS[process.platform] ?? process.platform)
+    .replaceAll('{arch}', process.arch);
+
 const status = {};
-for (const [name, c] of Object.entries(clients)) {
+for (const [name, entry] of Object.entries(clients)) {
   if (name.startsWith('/')) continue;
+  const c = { ...entry, package: forHere(entry.package) };
   const dir = join(cache, `${name}-${c.version}`);
-  const bin = join(dir, 'node_modules', '.bin', c.bin);
+  const bin = c.binPath ? join(dir, forHere(c.binPath)) : join(dir, 'node_modules', '.bin', c.bin);
   if (!existsSync(bin)) {
     process.stderr.write(`test:clients: installing ${c.package}@${c.version} into ${dir}\n`);
     mkdirSync(dir, { recursive: true });
     const r = spawnSync(
       'npm',
-      ['install', '--no-audit', '--no-fund', '--no-save', '--prefix', dir, `${c.package}@${c.version}`],
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--no-save',
+        // A binary named by binPath is the package's own file: nothing needs an install script.
+        ...(c.binPath ? ['--ignore-scripts'] : []),
+        '--prefix',
+        dir,
+        `${c.package}@${c.version}`,
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 600_000 },
     );
     if (r.status !== 0 || !existsSync(bin)) {

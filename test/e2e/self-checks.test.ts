@@ -62,7 +62,7 @@ describe('cg doctor is not a use of cg', () => {
     const r = cg(['doctor', '--json'], opts);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out);
-    expect(Object.keys(report)).toEqual(['ok', 'installed', 'hosts', 'proxy']);
+    expect(Object.keys(report)).toEqual(['ok', 'installed', 'hosts', 'wrapOnly', 'proxy']);
     const claude = report.hosts.find((h: { host: string }) => h.host === 'claude');
     expect(claude).toMatchObject({ title: 'Claude Code', installed: true, version: null });
     expect(claude.checks).toContainEqual(

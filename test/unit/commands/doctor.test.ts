@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { doctorReport } from '../../../src/commands/doctor.js';
+import { doctorReport, renderDoctor } from '../../../src/commands/doctor.js';
 import { STORE_CONFIG_DEFAULTS } from '../../../src/config.js';
 import { openStore } from '../../../src/store/open.js';
 import { tempDir } from '../../helpers.js';
@@ -85,5 +85,14 @@ describe('doctor on what the hooks cannot reach', () => {
     );
     // A warning, not a failure: the hook itself works.
     expect(report.hosts.find((h) => h.host === 'codex')!.checks).toEqual([]);
+  });
+
+  it('says that OpenCode is reached through cg wrap only, its plugin hook not yet installed by cg', async () => {
+    const report = await installed().run();
+    const opencode = report.wrapOnly.find((w) => w.host === 'opencode');
+    expect(opencode?.detail).toMatch(/no cg hook.*`cg wrap opencode`/);
+    expect(renderDoctor(report)).toMatch(/^OpenCode: no cg hook/m);
+    // A note, not a check: it sits beside the hosts' checks, never among them.
+    expect(report.hosts.some((h) => h.checks.some((c) => c.detail === opencode?.detail))).toBe(false);
   });
 });

@@ -1,0 +1,134 @@
+/**
+ * `cg wrap opencode` with the real OpenCode (clients.json) against the scripted Anthropic server.
+ * The user's own opencode.json points OpenCode's anthropic provider at the model server, so the
+ * session run twice — as OpenCode runs it, then through cg wrap — shows that cg wrap forwards where
+ * OpenCode would have gone and that its inline config wins over the file for this run. The model
+ * asks for one bash command with a long output, then answers; the tool result in the last request
+ * is what the model read: compacted through the proxy, with a marker that expands to exactly what
+ * OpenCode sent without cg; the exit code and the config file are what OpenCode alone leaves.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentText, type FakeModel, startFakeModel } from './fake-model.js';
+import {
+  CG,
+  client,
+  countTokens,
+  expand,
+  makeWorld,
+  markersIn,
+  run,
+  type Spawned,
+  skipReason,
+  type World,
+} from './harness.js';
+
+const skip = skipReason('opencode');
+
+function log(): string {
+  let text = '';
+  for (let i = 0; i < 300; i++)
+    text += `2026-11-02T10:${String(i % 60).padStart(2, '0')}:00Z INFO [worker-${i % 7}] request ${i * 7919} handled in ${i % 97} ms\n`;
+  return text;
+}
+
+interface Session {
+  world: World;
+  model: FakeModel;
+  configFile: string;
+  ran: Spawned;
+  /** The tool results of the last main request: what the model read. */
+  results: string[];
+}
+
+/** One OpenCode session in a fresh world, run as `opencode run …` or through `cg wrap opencode`. */
+async function session(wrapped: boolean): Promise<Session> {
+  const world = makeWorld(wrapped ? 'opencode-wrap-' : 'opencode-raw-');
+  writeFileSync(join(world.work, 'app.log'), log());
+  const model = await startFakeModel('anthropic', (step) =>
+    step === 0 ? { name: 'bash', input: { command: 'cat app.log', description: 'read the log' } } : undefined,
+  );
+  const configFile = join(world.home, '.config', 'opencode', 'opencode.json');
+  mkdirSync(dirname(configFile), { recursive: true });
+  const configText = `${JSON.stringify(
+    {
+      provider: { anthropic: { options: { baseURL: `${model.url}/v1` } } },
+      permission: { bash: 'allow' },
+    },
+    null,
+    2,
+  )}\n`;
+  writeFileSync(configFile, configText);
+  const bin = client('opencode').bin!;
+  const args = ['run', '--model', 'anthropic/claude-sonnet-4-5', 'Read the log.'];
+  const ran = await run(
+    wrapped ? process.execPath : bin,
+    wrapped ? [CG, 'wrap', 'opencode', ...args] : args,
+    {
+      cwd: world.work,
+      env: {
+        ...world.env,
+        PATH: `${dirname(bin)}:${world.env.PATH}`,
+        ANTHROPIC_API_KEY: 'sk-ant-test',
+        OPENCODE_DISABLE_MODELS_FETCH: '1',
+        OPENCODE_DISABLE_AUTOUPDATE: '1',
+      },
+    },
+  );
+  const main = model.requests.filter(
+    (b) => Array.isArray(b.tools) && (b.tools as { name?: string }[]).some((t) => t.name === 'bash'),
+  );
+  const messages = (main.at(-1)?.messages ?? []) as { content: unknown }[];
+  const results = messages.flatMap((m) =>
+    Array.isArray(m.content)
+      ? (m.content as { type?: string; content?: unknown }[])
+          .filter((b) => b.type === 'tool_result')
+          .map((b) => contentText(b.content))
+      : [],
+  );
+  return { world, model, configFile, ran, results };
+}
+
+describe.skipIf(skip !== undefined)(
+  `OpenCode ${client('opencode').version ?? ''} through cg wrap opencode`,
+  () => {
+    let raw: Session;
+    let wrapped: Session;
+
+    beforeAll(async () => {
+      raw = await session(false);
+      wrapped = await session(true);
+    });
+    afterAll(async () => {
+      await raw?.model.close();
+      await wrapped?.model.close();
+    });
+
+    it('runs the session through the proxy with the exit code OpenCode has alone, the config file untouched', () => {
+      expect(raw.ran.code, raw.ran.stderr.slice(-2000)).toBe(0);
+      expect(wrapped.ran.code, wrapped.ran.stderr.slice(-2000)).toBe(raw.ran.code);
+      expect(wrapped.ran.stderr).not.toMatch(/cg: wrap:/);
+      expect(raw.results).toHaveLength(1);
+      expect(wrapped.results).toHaveLength(1);
+      // OpenCode itself adds a $schema key to the file it loads: cg wrap changes nothing more.
+      const leftAlone = readFileSync(raw.configFile, 'utf8').replace(raw.model.url, wrapped.model.url);
+      expect(readFileSync(wrapped.configFile, 'utf8')).toBe(leftAlone);
+    });
+
+    it('gives the model the bash output compacted, its marker expanding to what OpenCode sent without cg', async () => {
+      const [before] = raw.results;
+      const [seen] = wrapped.results;
+      expect(before).toContain(log().trimEnd());
+      const tokensBefore = await countTokens([before!]);
+      const tokensSeen = await countTokens([seen!]);
+      console.log(
+        `cg wrap opencode: the bash output ${tokensBefore} tokens alone, ${tokensSeen} as the model read it`,
+      );
+      expect(tokensSeen).toBeLessThan(tokensBefore / 2);
+      const keys = markersIn(seen!);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect(expand(wrapped.world, key)).toBe(before);
+    });
+  },
+);
