@@ -76,8 +76,8 @@ for (const [name, entry] of Object.entries(clients)) {
       : { ok: false, why: `${bin} --version failed: ${(v.stderr || '').trim().split('\n')[0]}` };
   if (!status[name].ok) process.stderr.write(`test:clients: ${status[name].why}\n`);
 }
-const statusFile = join(cache, 'status.json');
-writeFileSync(statusFile, JSON.stringify(status, null, 2));
+// One status file per run: two runs sharing the cache must not read each other's.
+const statusFile = join(cache, `status-${process.pid}.json`);
 
 // The build the clients' hooks run.
 const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit' });
@@ -109,6 +109,7 @@ const ownRuns = () => {
 const runs = resolve(
   process.env.CG_CLIENTS_WORK || (underTmp(cache) ? mkdtempSync('/var/tmp/cg-clients-runs-') : ownRuns()),
 );
+writeFileSync(statusFile, JSON.stringify(status, null, 2));
 const r = spawnSync('unshare', ['-n', 'sh', '-c', inner], {
   stdio: 'inherit',
   env: { ...process.env, CG_CLIENTS_STATUS: statusFile, CG_CLIENTS_WORK: runs },
@@ -116,4 +117,5 @@ const r = spawnSync('unshare', ['-n', 'sh', '-c', inner], {
 // Each run's worlds go, unless kept to look into (CG_CLIENTS_KEEP=1) or the place is the caller's.
 if (process.env.CG_CLIENTS_KEEP !== '1' && !process.env.CG_CLIENTS_WORK)
   rmSync(runs, { recursive: true, force: true });
+rmSync(statusFile, { force: true });
 process.exit(r.status ?? 1);
