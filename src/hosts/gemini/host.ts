@@ -1,8 +1,8 @@
 /**
  * Gemini CLI, as cg plugs into it: an AfterTool hook that hands the compacted output back as a tail
  * call to cg's own MCP tool cg_expand (tools.ts says why and how), so `cg init gemini` registers
- * `cg mcp` beside the hook (mcp-server.ts). cg proxy serves no Gemini API: `cg wrap gemini` runs it
- * unwrapped (wrap.ts). What Gemini CLI itself shows of a long output: limits.ts.
+ * `cg mcp` beside the hook (mcp-server.ts). `cg wrap gemini` runs it through cg proxy, which serves the
+ * Gemini API (wrap.ts, proxy-doctor.ts). What Gemini CLI itself shows of a long output: limits.ts.
  */
 import { objectAt, stringAt } from '../hook/payload.js';
 import { replaceOutput } from '../hook/replace.js';
