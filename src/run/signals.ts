@@ -21,21 +21,46 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** Installs the relay for the group led by `pgid`; returns the function that removes it. */
-export function relaySignals(pgid: number): () => void {
-  const handlers: [NodeJS.Signals, () => void][] = RELAYED.map((sig) => [sig, () => signalGroup(pgid, sig)]);
-  handlers.push(
-    [
-      'SIGTSTP',
-      () => {
-        signalGroup(pgid, 'SIGSTOP');
-        process.kill(process.pid, 'SIGSTOP');
-      },
-    ],
-    ['SIGCONT', () => signalGroup(pgid, 'SIGCONT')],
+export interface Relay {
+  /** The group to relay to, once it exists; signals that came before it are sent now, in order. */
+  to(pgid: number): void;
+  /** Removes the relay's handlers. */
+  remove(): void;
+}
+
+/**
+ * Installs the relay before the command is spawned, so no signal finds cg without it: on a busy
+ * machine the command can be running (and an agent host's Ctrl-C or timeout can come) before the
+ * line after spawn() runs, and a signal then would end cg and leave the command behind. A signal
+ * that comes before the group is known waits for to() (a SIGCONT then has nothing to continue).
+ */
+export function relaySignals(): Relay {
+  let group: number | undefined;
+  const early: NodeJS.Signals[] = [];
+  const send = (sig: NodeJS.Signals) => {
+    if (group === undefined) {
+      if (sig !== 'SIGCONT') early.push(sig);
+      return;
+    }
+    if (sig === 'SIGTSTP') {
+      signalGroup(group, 'SIGSTOP');
+      process.kill(process.pid, 'SIGSTOP');
+    } else signalGroup(group, sig);
+  };
+  const handlers = [...RELAYED, 'SIGTSTP', 'SIGCONT'].map(
+    (sig) => [sig, () => send(sig as NodeJS.Signals)] as const,
   );
   for (const [sig, h] of handlers) process.on(sig, h);
-  return () => {
-    for (const [sig, h] of handlers) process.off(sig, h);
+  return {
+    to(pgid) {
+      group = pgid;
+      for (const sig of early.splice(0)) send(sig);
+    },
+    remove() {
+      for (const [sig, h] of handlers) process.off(sig, h);
+      // No command ever started to take it: the signal does to cg what it would have done.
+      const unsent = group === undefined ? early.find((sig) => sig !== 'SIGTSTP') : undefined;
+      if (unsent) process.kill(process.pid, unsent);
+    },
   };
 }

@@ -84,12 +84,14 @@ export async function startCommand(argv: readonly string[], opts: StartOptions):
   // Without a watcher (it could not start) only a cg killed outright leaves the command running.
   watcher.on('error', () => {});
   watcher.stdin!.on('error', () => {});
+  // Relayed from before the first moment: a signal before the relay would end cg and leave the command.
+  const relay = relaySignals();
+  const unrelay = () => relay.remove();
   const child = spawn('/bin/sh', ['-c', MERGED, 'cg-run', ...target], {
     stdio: ['inherit', 'pipe', 'inherit'],
     detached: true,
   });
-  // Relayed from the first moment: a signal before the relay would end cg and leave the command.
-  const unrelay = child.pid !== undefined ? relaySignals(child.pid) : () => {};
+  if (child.pid !== undefined) relay.to(child.pid);
   const failed = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
     child.once('spawn', () => resolve(undefined));
     child.once('error', resolve);
