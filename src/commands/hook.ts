@@ -17,7 +17,7 @@
  * command. CG_HOOK_DEBUG=1 says on stderr what was decided and why.
  */
 import type { FilterSource } from '../component.js';
-import { filledStringAt, isObject } from '../hosts/hook/payload.js';
+import { filledStringAt, isObject } from '../json/payload.js';
 import type { CommandPolicy, HookContext, HostName } from '../hosts/host.js';
 import { readStdin, writeOut } from '../io.js';
 

@@ -11,7 +11,7 @@
  * skipped silently by `codex exec`.
  */
 import { codexSnippet } from '../../proxy/setup.js';
-import { objectAt, stringAt } from '../hook/payload.js';
+import { objectAt, stringAt } from '../../json/payload.js';
 import type { Host } from '../host.js';
 import { CODEX_LIMIT } from './limits.js';
 import { CODEX_PROXY_DOCTOR } from './proxy-doctor.js';

@@ -15,7 +15,7 @@
 import type { Node, ParseError } from 'jsonc-parser';
 import { cjsExports } from '../../lazy.js';
 import { HOST_NAMES } from '../names.js';
-import { arrayAt, numberAt, stringAt } from './payload.js';
+import { arrayAt, numberAt, stringAt } from '../../json/payload.js';
 
 type Jsonc = typeof import('jsonc-parser');
 let J: Jsonc | undefined;

@@ -5,7 +5,7 @@
  * that is running the hook. Each host's answer shape stays in its own folder.
  */
 import { shellQuote } from '../../run/quote.js';
-import { filledStringAt, isObject, objectAt, stringAt } from './payload.js';
+import { filledStringAt, isObject, objectAt, stringAt } from '../../json/payload.js';
 
 /** The shell tool's name in the payload. */
 const SHELL_TOOL = 'Bash';

@@ -1,5 +1,5 @@
 /**
- * The one reader of untrusted host JSON (hook payloads, a tool's response, a hook's answer in
+ * The one reader of untrusted JSON from outside cg (hook payloads, a tool's response, a hook's answer in
  * doctor's round trip, a settings entry): each accessor gives the value at a path when it has the
  * asked shape, else undefined — never a throw, never a cast a caller has to trust. A host's JSON is
  * data from outside cg (DESIGN: untrusted input includes the repository and what the host sends),
