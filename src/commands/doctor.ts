@@ -14,11 +14,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { arrayAt, objectAt, stringAt } from '../hosts/hook/payload.js';
 import { isCgHookCommand, valueAt } from '../hosts/hook/settings.js';
 import type { Host, Scope } from '../hosts/host.js';
 import { HOSTS, WRAP_ONLY_HOSTS } from '../hosts/index.js';
 import { isHostName } from '../hosts/names.js';
+import { arrayAt, objectAt, stringAt } from '../json/payload.js';
 import type { DoctorCheck } from '../proxy/doctor.js';
 
 export interface DoctorContext {

@@ -17,9 +17,9 @@
  * command. CG_HOOK_DEBUG=1 says on stderr what was decided and why.
  */
 import type { FilterSource } from '../component.js';
-import { filledStringAt, isObject } from '../hosts/hook/payload.js';
 import type { CommandPolicy, HookContext, HostName } from '../hosts/host.js';
 import { readStdin, writeOut } from '../io.js';
+import { filledStringAt, isObject } from '../json/payload.js';
 
 export interface HookFlags {
   /** The host's name for cg's MCP expand tool (`mcp__cg__cg_expand`), for marker hints. */

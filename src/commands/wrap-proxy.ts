@@ -7,6 +7,7 @@
  * through; a crash loop (more than RESTARTS in a minute) gives up with one line. stop() ends it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { valueAt } from '../json/payload.js';
 import { isLoopback } from '../proxy/loopback.js';
 
 /**
@@ -19,8 +20,7 @@ export async function proxyAnswers(url: string, timeoutMs = 800): Promise<boolea
     const res = await fetch(`${url.replace(/\/+$/, '')}/_cg/health`, {
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const body = (await res.json()) as { cg?: unknown };
-    return body.cg === 'proxy';
+    return valueAt(await res.json(), 'cg') === 'proxy';
   } catch {
     return false;
   }

@@ -6,7 +6,7 @@
  * holds it); this module is the shape and what the rows share. No I/O of its own: files are read
  * through the caller.
  */
-import { objectAt } from './hook/payload.js';
+import { objectAt } from '../json/payload.js';
 import type { AnyHostName } from './names.js';
 
 export type Wrapped = { env: Record<string, string>; args: string[] } | { unsupported: string };

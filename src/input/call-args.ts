@@ -3,6 +3,7 @@
  * Arguments arrive as an object (Anthropic tool_use input) or as a JSON string that a model wrote and
  * may have malformed (OpenAI function.arguments); bad JSON simply yields nothing.
  */
+import { stringAt, stringsAt } from '../json/payload.js';
 import { type JsonNode, toValue } from '../json/spans.js';
 
 export interface CallDetails {
@@ -19,28 +20,26 @@ export interface CallInfo extends CallDetails {
 const SHELL = /^(?:\S*\/)?(?:ba|z|da|k)?sh$/;
 const RUN_FLAG = /^-[a-z]*c$/;
 
-function commandOf(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
+function commandOf(args: unknown, key: string): string | undefined {
+  const line = stringAt(args, key);
+  if (line !== undefined) return line;
   // Codex-style argv arrays: ["bash", "-lc", "git status"] is the command `git status` (what
   // selects its filter), any other argv its words joined.
-  if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) {
-    const [shell, flag, script] = v as string[];
-    if (v.length === 3 && SHELL.test(shell!) && RUN_FLAG.test(flag!)) return script;
-    return v.join(' ');
-  }
-  return undefined;
+  const argv = stringsAt(args, key);
+  if (argv === undefined || argv.length === 0) return undefined;
+  const [shell, flag, script] = argv;
+  if (argv.length === 3 && SHELL.test(shell!) && RUN_FLAG.test(flag!)) return script;
+  return argv.join(' ');
 }
 
 /** Details from an already-parsed arguments object. */
 export function detailsFromObject(args: unknown): CallDetails {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return {};
-  const a = args as Record<string, unknown>;
   const out: CallDetails = {};
-  const command = commandOf(a.command) ?? commandOf(a.cmd);
+  const command = commandOf(args, 'command') ?? commandOf(args, 'cmd');
   if (command !== undefined) out.command = command;
   for (const key of ['file_path', 'path', 'filename']) {
-    const p = a[key];
-    if (typeof p === 'string') {
+    const p = stringAt(args, key);
+    if (p !== undefined) {
       out.path = p;
       break;
     }

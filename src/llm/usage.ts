@@ -13,6 +13,7 @@
  *     cache_creation_input_tokens are added to it; output_tokens.
  * OpenAI-compatible servers that answer Chat Completions with Responses-style names are read too.
  */
+import { numberAt, valueAt } from '../json/payload.js';
 import type { Tokens } from '../tokens.js';
 import type { ModelApi } from './client.js';
 
@@ -41,7 +42,7 @@ export const NO_USAGE: Readonly<ModelUsage> = Object.freeze({
 
 /** The usage one reply reports, or undefined when it reports none (or none this reader trusts). */
 export function replyUsage(api: ModelApi, json: unknown): ModelUsage | undefined {
-  const u = field(json, 'usage');
+  const u = valueAt(json, 'usage');
   if (u === undefined) return undefined;
   if (api === 'anthropic') {
     const input = count(u, 'input_tokens');
@@ -54,7 +55,7 @@ export function replyUsage(api: ModelApi, json: unknown): ModelUsage | undefined
   const input = count(u, 'prompt_tokens') ?? count(u, 'input_tokens');
   const output = count(u, 'completion_tokens') ?? count(u, 'output_tokens');
   if (input === undefined || output === undefined) return undefined;
-  const details = field(u, 'prompt_tokens_details') ?? field(u, 'input_tokens_details');
+  const details = valueAt(u, 'prompt_tokens_details') ?? valueAt(u, 'input_tokens_details');
   const cached = Math.min(input, count(details, 'cached_tokens') ?? 0);
   return one(input, output, cached, 0);
 }
@@ -90,10 +91,6 @@ function one(input: number, output: number, cacheRead: number, cacheWrite: numbe
 
 /** A token count: a whole number ≥ 0, else undefined (a server's null or a string is no count). */
 function count(v: unknown, key: string): number | undefined {
-  const n = field(v, key);
-  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
-}
-
-function field(v: unknown, key: string): unknown {
-  return v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  const n = numberAt(v, key);
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }

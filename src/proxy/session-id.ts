@@ -10,6 +10,7 @@
  */
 import type { InputFormat } from '../component.js';
 import { CLOSE_BRACE, COLON, COMMA, OPEN_BRACE, QUOTE, skipJsonSpace } from '../json/lexical.js';
+import { isObject, valueAt } from '../json/payload.js';
 import { scanJson } from '../json/text.js';
 import { rawHeader } from './headers.js';
 
@@ -26,7 +27,7 @@ export function claudeSession(userId: unknown): string | undefined {
   if (typeof userId !== 'string') return undefined;
   if (userId.startsWith('{')) {
     try {
-      return clean((JSON.parse(userId) as { session_id?: unknown }).session_id);
+      return clean(valueAt(JSON.parse(userId), 'session_id'));
     } catch {
       return undefined;
     }
@@ -80,15 +81,9 @@ function fromBody(format: Exclude<InputFormat, 'text'>, text: string): string | 
     format === 'anthropic' ? ['metadata'] : ['prompt_cache_key', 'conversation'],
   );
   if (!b) return undefined;
-  if (format === 'anthropic')
-    return claudeSession((b.get('metadata') as { user_id?: unknown } | undefined)?.user_id);
+  if (format === 'anthropic') return claudeSession(valueAt(b.get('metadata'), 'user_id'));
   const conversation = b.get('conversation');
-  return (
-    clean(b.get('prompt_cache_key')) ??
-    clean(
-      typeof conversation === 'object' && conversation ? (conversation as { id?: unknown }).id : conversation,
-    )
-  );
+  return clean(b.get('prompt_cache_key')) ?? clean(isObject(conversation) ? conversation.id : conversation);
 }
 
 /** The session id of a request, or undefined to let the engine derive one from the conversation. */

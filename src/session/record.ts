@@ -22,6 +22,7 @@
 import { constants } from 'node:fs';
 import { open, readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isObject, objectAt, stringAt, valueAt } from '../json/payload.js';
 import { makeDirs } from '../make-dirs.js';
 
 export interface RecordEntry {
@@ -61,10 +62,9 @@ export function recordPath(dir: string, key: string): string {
 }
 
 function entryOf(raw: unknown): RecordEntry | undefined {
-  if (!raw || typeof raw !== 'object') return undefined;
-  const r = raw as Record<string, unknown>;
-  if (typeof r.h !== 'string' || !KEY_RE.test(r.h)) return undefined;
-  return recordEntry(r.h, typeof r.t === 'string' ? r.t : undefined, r.f === 1);
+  const h = stringAt(raw, 'h');
+  if (h === undefined || !KEY_RE.test(h)) return undefined;
+  return recordEntry(h, stringAt(raw, 't'), valueAt(raw, 'f') === 1);
 }
 
 /**
@@ -108,17 +108,16 @@ export function mergeInto(base: SessionRecord, ours: SessionRecord, merge: Merge
 }
 
 /** The outputs and memo of one parsed line (the whole record, or a line appended after it). */
-function partsOf(p: { outputs?: unknown; memo?: unknown }, id: string): SessionRecord {
+function partsOf(p: unknown, id: string): SessionRecord {
   const record: SessionRecord = { id, outputs: new Map() };
-  if (p.outputs && typeof p.outputs === 'object')
-    for (const [outputId, raw] of Object.entries(p.outputs as Record<string, unknown>)) {
-      const e = entryOf(raw);
-      if (e) record.outputs.set(outputId, e);
-    }
-  if (p.memo && typeof p.memo === 'object' && !Array.isArray(p.memo)) {
+  for (const [outputId, raw] of Object.entries(objectAt(p, 'outputs') ?? {})) {
+    const e = entryOf(raw);
+    if (e) record.outputs.set(outputId, e);
+  }
+  const memo = objectAt(p, 'memo');
+  if (memo) {
     record.memo = new Map();
-    for (const [k, v] of Object.entries(p.memo as Record<string, unknown>))
-      if (typeof v === 'string') record.memo.set(k, v);
+    for (const [k, v] of Object.entries(memo)) if (typeof v === 'string') record.memo.set(k, v);
   }
   return record;
 }
@@ -149,13 +148,13 @@ export async function loadRecord(
 export function parseRecord(text: string, id: string, merge: MergeEntry = lastWins): SessionRecord {
   const empty: SessionRecord = { id, outputs: new Map() };
   const lines = text.split('\n');
-  let first: { v?: unknown; outputs?: unknown; memo?: unknown };
+  let first: unknown;
   try {
     first = JSON.parse(lines[0]!);
   } catch {
     return empty;
   }
-  if (first?.v !== VERSION || !first.outputs || typeof first.outputs !== 'object') return empty;
+  if (valueAt(first, 'v') !== VERSION || !objectAt(first, 'outputs')) return empty;
   const record = partsOf(first, id);
   for (const line of lines.slice(1)) applyLine(record, line, merge);
   return record;
@@ -170,7 +169,7 @@ export function applyLine(record: SessionRecord, line: string, merge: MergeEntry
   } catch {
     return;
   }
-  if (delta && typeof delta === 'object') mergeInto(record, partsOf(delta, record.id), merge);
+  if (isObject(delta)) mergeInto(record, partsOf(delta, record.id), merge);
 }
 
 function body(record: SessionRecord): string {

@@ -36,6 +36,7 @@
 import { closeSync, openSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { readdir, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { arrayAt, valueAt } from '../json/payload.js';
 import { makeDirs, makeDirsSync } from '../make-dirs.js';
 import { createFsStore, STORE_DEFAULTS } from '../store/fs-store.js';
 import type { Store } from '../store/store.js';
@@ -263,8 +264,9 @@ async function settleOne(loc: LedgerLocation, claim: string): Promise<'settled' 
     raw = await readFile(claim);
     const nl = raw.indexOf(10);
     if (nl < 0) return 'bad';
-    header = JSON.parse(raw.subarray(0, nl).toString('utf8')) as PendingHeader;
-    if (header.v !== 1 || !Array.isArray(header.lines) || !Array.isArray(header.texts)) return 'bad';
+    const head: unknown = JSON.parse(raw.subarray(0, nl).toString('utf8'));
+    if (valueAt(head, 'v') !== 1 || !arrayAt(head, 'lines') || !arrayAt(head, 'texts')) return 'bad';
+    header = head as PendingHeader;
     bodyStart = nl + 1;
   } catch {
     return 'bad';

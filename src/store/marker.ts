@@ -3,6 +3,7 @@
  * `cg expand`: a bare key, the full marker, `cg:KEY`, `<cg:KEY>`, upper-case hex, markers inside
  * surrounding text, or JSON `{"marker"|"id"|"key": …}`.
  */
+import { stringAt } from '../json/payload.js';
 import { isKey } from './keys.js';
 
 export const DEFAULT_HINT = ' [full output: cg expand {key}{args}]';
@@ -53,10 +54,10 @@ export function parseKeys(input: string): KeyParse {
   if (!text) return { ok: false, reason: 'no key given' };
   if (text.startsWith('{')) {
     try {
-      const obj = JSON.parse(text) as Record<string, unknown>;
+      const obj: unknown = JSON.parse(text);
       for (const field of ['marker', 'id', 'key']) {
-        const v = obj[field];
-        if (typeof v === 'string') return parseKeys(v);
+        const v = stringAt(obj, field);
+        if (v !== undefined) return parseKeys(v);
       }
       return { ok: false, reason: 'JSON input needs a "marker", "id" or "key" field' };
     } catch {

@@ -9,6 +9,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { readTextFile } from '../fs/bounded-read.js';
+import { objectAt } from '../json/payload.js';
 import { makeDirsSync } from '../make-dirs.js';
 
 export interface TrustRecord {
@@ -47,10 +48,8 @@ export function readTrustFile(env: NodeJS.ProcessEnv, lenient = false): TrustFil
       followLinks: true,
       maxBytes: MAX_TRUST_FILE_BYTES,
     });
-    const data = JSON.parse(text) as Partial<TrustFile> | null;
-    if (data && typeof data === 'object' && data.projects && typeof data.projects === 'object') {
-      return { version: 1, projects: data.projects };
-    }
+    const projects = objectAt(JSON.parse(text), 'projects');
+    if (projects) return { version: 1, projects: projects as TrustFile['projects'] };
   } catch (err) {
     if (err instanceof ConfigError) problem = err;
   }

@@ -5,6 +5,7 @@
  * the last line: `eslint -f json: 13 files linted, 11 without problems`. Lines around the report
  * (npm's script banner) stay.
  */
+import { isObject } from '../../json/payload.js';
 import type { Doc, Line } from '../stages.js';
 import { documentOf, type Json, num, plural, str } from './json-lines.js';
 
@@ -29,9 +30,7 @@ function messagesOf(file: Json): Message[] {
 }
 
 function isReport(v: unknown): v is Json[] {
-  return (
-    Array.isArray(v) && v.length > 0 && v.every((f) => typeof f === 'object' && f !== null && 'filePath' in f)
-  );
+  return Array.isArray(v) && v.length > 0 && v.every((f) => isObject(f) && 'filePath' in f);
 }
 
 export function decodeEslintJson(doc: Doc): Doc {

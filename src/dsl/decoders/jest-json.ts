@@ -7,11 +7,12 @@
  * also printed as text beside the report (its stderr, merged) is not repeated: a suite it named FAIL,
  * its totals.
  */
+import { arrayAt } from '../../json/payload.js';
 import type { Doc, Line } from '../stages.js';
 import { documentOf, type Json, num, str, writtenLines } from './json-lines.js';
 
 function isReport(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Array.isArray((v as Json).testResults);
+  return arrayAt(v, 'testResults') !== undefined;
 }
 
 function totals(label: string, failed: number, passed: number, pending: number, total: number): string {

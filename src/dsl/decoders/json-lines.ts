@@ -2,6 +2,7 @@
  * What the decoders share: a line parsed as one JSON object (or undefined: not JSON, or not an
  * object), and the lines a decoder writes.
  */
+import { objectAt } from '../../json/payload.js';
 import type { Doc, Line } from '../stages.js';
 
 export type Json = Record<string, unknown>;
@@ -11,8 +12,7 @@ export function objectOf(text: string): Json | undefined {
   const t = text.trim();
   if (!t.startsWith('{') || !t.endsWith('}')) return undefined;
   try {
-    const v: unknown = JSON.parse(t);
-    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : undefined;
+    return objectAt(JSON.parse(t));
   } catch {
     return undefined;
   }

@@ -8,7 +8,7 @@
  * rules allow the command outright (pretool-rewrite.ts), `cg wrap claude` or `cg proxy`
  * (proxy-settings.ts, proxy-doctor.ts) reach them all. What Claude Code itself shows of a long output: limits.ts.
  */
-import { objectAt, stringAt } from '../hook/payload.js';
+import { objectAt, stringAt } from '../../json/payload.js';
 import { replaceOutput } from '../hook/replace.js';
 import type { Host } from '../host.js';
 import { CLAUDE_LIMIT } from './limits.js';

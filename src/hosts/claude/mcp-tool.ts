@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isObject, objectAt } from '../../json/payload.js';
 import { isCgMcpEntry } from '../hook/mcp-entry.js';
-import { isObject, objectAt } from '../hook/payload.js';
 import type { Place } from '../host.js';
 
 function readJson(file: string): Record<string, unknown> | undefined {

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { isObject, objectAt, stringAt } from '../../json/payload.js';
 import type { DoctorCheck } from '../../proxy/doctor.js';
-import { isObject, objectAt, stringAt } from '../hook/payload.js';
 import type { ProxyDoctor } from '../host.js';
 
 function readJson(path: string): Record<string, unknown> | undefined {

@@ -7,7 +7,7 @@
  * loopback URL (one cg could have written) and leaves ENABLE_TOOL_SEARCH, which the user may want.
  */
 
-import { isObject } from '../hook/payload.js';
+import { isObject } from '../../json/payload.js';
 import { type Edit, removeMember, setMember, valueAt } from '../hook/settings.js';
 
 function isLoopbackUrl(v: unknown): boolean {

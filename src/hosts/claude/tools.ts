@@ -19,7 +19,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { languageOfPath } from '../../code/languages.js';
-import { arrayAt, isObject, numberAt, objectAt, stringAt, stringsAt } from '../hook/payload.js';
+import { arrayAt, isObject, numberAt, objectAt, stringAt, stringsAt } from '../../json/payload.js';
 import type { Replaceable, ToolShape } from '../host.js';
 
 /**

@@ -10,8 +10,9 @@
  * runs a hook only once the user has trusted it (`/hooks` in the TUI); an untrusted hook is
  * skipped silently by `codex exec`.
  */
+
+import { objectAt, stringAt } from '../../json/payload.js';
 import { codexSnippet } from '../../proxy/setup.js';
-import { objectAt, stringAt } from '../hook/payload.js';
 import type { Host } from '../host.js';
 import { CODEX_LIMIT } from './limits.js';
 import { CODEX_PROXY_DOCTOR } from './proxy-doctor.js';

@@ -14,7 +14,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { isObject, stringAt, valueAt } from '../hook/payload.js';
+import { isObject, stringAt, valueAt } from '../../json/payload.js';
 import type { CommandPolicy, PolicyVerdict } from '../host.js';
 
 export type Verdict = PolicyVerdict;

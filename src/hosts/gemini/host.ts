@@ -4,7 +4,7 @@
  * `cg mcp` beside the hook (mcp-server.ts). `cg wrap gemini` runs it through cg proxy, which serves the
  * Gemini API (wrap.ts, proxy-doctor.ts). What Gemini CLI itself shows of a long output: limits.ts.
  */
-import { objectAt, stringAt } from '../hook/payload.js';
+import { objectAt, stringAt } from '../../json/payload.js';
 import { replaceOutput } from '../hook/replace.js';
 import type { Host } from '../host.js';
 import { GEMINI_LIMIT } from './limits.js';

@@ -15,7 +15,7 @@
  * reads is the command's own. A result carrying `error` is left alone (verbatim errors).
  */
 import { languageOfPath } from '../../code/languages.js';
-import { isObject, stringAt } from '../hook/payload.js';
+import { isObject, stringAt } from '../../json/payload.js';
 import type { AnswerContext, Replaceable, ToolShape } from '../host.js';
 import { WRAP_CLOSE, WRAP_OPEN } from './protocol.js';
 

@@ -4,7 +4,7 @@
  * the hosts whose hook hands output back through cg's MCP tools (Gemini CLI) or names them in its
  * marker hints (Claude Code).
  */
-import { arrayAt, stringAt } from './payload.js';
+import { arrayAt, stringAt } from '../../json/payload.js';
 
 /** An MCP server entry that runs `cg mcp`. */
 export function isCgMcpEntry(v: unknown): boolean {

@@ -11,9 +11,9 @@
 
 import { isUtf8 } from 'node:buffer';
 import { closeSync, constants as fsc, fstatSync, openSync, readSync } from 'node:fs';
+import { objectAt, stringAt } from '../../json/payload.js';
 import { type FileReader, type HookContext, shapeCovers, type ToolShape } from '../host.js';
 import { type CompactForModelOptions, compactForModel } from './compact.js';
-import { objectAt, stringAt } from './payload.js';
 
 /** A persisted output larger than this is left to the host's own preview. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;

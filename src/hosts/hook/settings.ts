@@ -13,9 +13,9 @@
  * handlers, and the groups, lists and `hooks` object that this leaves empty.
  */
 import type { Node, ParseError } from 'jsonc-parser';
+import { arrayAt, numberAt, stringAt } from '../../json/payload.js';
 import { cjsExports } from '../../lazy.js';
 import { HOST_NAMES } from '../names.js';
-import { arrayAt, numberAt, stringAt } from './payload.js';
 
 type Jsonc = typeof import('jsonc-parser');
 let J: Jsonc | undefined;

@@ -4,8 +4,9 @@
  * (Codex reports its shell tools by the canonical "Bash" too), and how a rewrite names the cg
  * that is running the hook. Each host's answer shape stays in its own folder.
  */
+
+import { filledStringAt, isObject, objectAt, stringAt } from '../../json/payload.js';
 import { shellQuote } from '../../run/quote.js';
-import { filledStringAt, isObject, objectAt, stringAt } from './payload.js';
 
 /** The shell tool's name in the payload. */
 const SHELL_TOOL = 'Bash';

@@ -6,7 +6,9 @@
  * argument or a store that cannot be read is a tool error with the tool's own one-line reason —
  * never an empty success.
  */
+
 import type { CgConfig } from '../../config.js';
+import { isObject } from '../../json/payload.js';
 import { newTally } from '../../mcp/stats.js';
 import { callTool } from '../../mcp/tools.js';
 import type { Store } from '../../store/store.js';
@@ -33,9 +35,7 @@ function argumentsOf(raw: string): Record<string, unknown> | string {
   } catch {
     return 'arguments: not JSON (expected {"key": "<<cg:KEY>>", "lines"?: "A-B", "grep"?: "regex"})';
   }
-  return v && typeof v === 'object' && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : 'arguments: expected an object {"key": …}';
+  return isObject(v) ? v : 'arguments: expected an object {"key": …}';
 }
 
 export async function answerCall(rawArgs: string, ctx: AnswerContext): Promise<Answer> {

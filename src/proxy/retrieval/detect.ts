@@ -6,6 +6,7 @@
  * run_terminal_cmd, execute_command, a Responses `local_shell` or `shell` tool, Anthropic's
  * `bash_…` tool type — all count, and a tool that merely mentions a command does not.
  */
+import { arrayAt, stringAt } from '../../json/payload.js';
 import type { Format } from './body-map.js';
 import { EXPAND_TOOL } from './tool.js';
 
@@ -42,15 +43,12 @@ export function isExpandName(name: string): boolean {
 
 /** The name and type of each tool a request offers, in its format's shape. */
 export function toolNames(tools: unknown, format: Format): { name?: string; type?: string }[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.map((t) => {
-    if (!t || typeof t !== 'object') return {};
-    const o = t as Record<string, unknown>;
-    const fn = o.function as Record<string, unknown> | undefined;
-    const name = format === 'openai' && fn && typeof fn.name === 'string' ? fn.name : o.name;
+  return (arrayAt(tools) ?? []).map((t) => {
+    const name = (format === 'openai' ? stringAt(t, 'function', 'name') : undefined) ?? stringAt(t, 'name');
+    const type = stringAt(t, 'type');
     return {
-      ...(typeof name === 'string' ? { name } : {}),
-      ...(typeof o.type === 'string' ? { type: o.type } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(type !== undefined ? { type } : {}),
     };
   });
 }

@@ -16,7 +16,9 @@
  * Anything that does not read (an undecodable body, one that is not a JSON object) goes the plain
  * way, exactly as without retrieval.
  */
+
 import type { CgConfig } from '../../config.js';
+import { valueAt } from '../../json/payload.js';
 import type { RecordBackend } from '../../session/records.js';
 import { keyOf } from '../../store/keys.js';
 import { hasMarker } from '../../store/marker.js';
@@ -95,7 +97,7 @@ const OPS: Record<Format, FormatOps> = {
 function isPreamble(bytes: Buffer): boolean {
   if (bytes.length > 64 * 1024) return false;
   try {
-    const role = (JSON.parse(bytes.toString('utf8')) as { role?: unknown }).role;
+    const role = valueAt(JSON.parse(bytes.toString('utf8')), 'role');
     return role === 'system' || role === 'developer';
   } catch {
     return false;

@@ -12,8 +12,10 @@
  * included (the client's error for an unknown tool then tells the model). A non-2xx answer, an
  * encoded one, or one that is neither JSON nor SSE goes to the client as it came, at any round.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { objectAt } from '../../json/payload.js';
 import { failureCode, providerError } from '../errors.js';
 import { forwardResponseHeaders } from '../headers.js';
 import type { Forwarded, Target } from '../upstream.js';
@@ -261,8 +263,7 @@ async function jsonRound(
   const raw = Buffer.concat(chunks);
   let parsed: Record<string, unknown> | undefined;
   try {
-    const v = JSON.parse(raw.toString('utf8')) as unknown;
-    if (v && typeof v === 'object' && !Array.isArray(v)) parsed = v as Record<string, unknown>;
+    parsed = objectAt(JSON.parse(raw.toString('utf8')));
   } catch {
     parsed = undefined;
   }

@@ -4,6 +4,7 @@
  * client exactly the bytes the upstream sent. Events end at a blank line (LF or CRLF); `event:`
  * names it, `data:` lines are joined with LF (one leading space dropped), comments are skipped.
  */
+import { objectAt } from '../../json/payload.js';
 
 export interface SseEvent {
   raw: Buffer;
@@ -15,8 +16,7 @@ export interface SseEvent {
 export function eventJson(e: SseEvent): Record<string, unknown> | undefined {
   if (e.data === '' || e.data === '[DONE]') return undefined;
   try {
-    const v = JSON.parse(e.data) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    return objectAt(JSON.parse(e.data));
   } catch {
     return undefined;
   }

@@ -9,9 +9,10 @@
  * go first in the client's next user message (the API wants results before any text there).
  */
 
+import { arrayAt, objectAt } from '../../../json/payload.js';
 import { eventJson, type SseEvent, sseEvent } from '../sse.js';
 import { EXPAND_TOOL } from '../tool.js';
-import { type Answered, type Call, type FormatOps, obj, type Reply, type StreamReader } from './types.js';
+import type { Answered, Call, FormatOps, Reply, StreamReader } from './types.js';
 
 type Block = Record<string, unknown>;
 
@@ -44,7 +45,7 @@ class AnthropicStream implements StreamReader {
     if (!d) return;
     const index = typeof d.index === 'number' ? d.index : -1;
     if (d.type === 'content_block_start') {
-      const b = { ...obj(d.content_block) };
+      const b = { ...objectAt(d, 'content_block') };
       this.blocks[index] = b;
       if (b.type === 'tool_use') {
         if (b.name === EXPAND_TOOL) {
@@ -54,7 +55,7 @@ class AnthropicStream implements StreamReader {
       }
     } else if (d.type === 'content_block_delta') {
       const b = this.blocks[index];
-      const delta = obj(d.delta);
+      const delta = objectAt(d, 'delta');
       if (!b || !delta) return;
       if (delta.type === 'text_delta') b.text = `${b.text ?? ''}${delta.text ?? ''}`;
       else if (delta.type === 'input_json_delta')
@@ -62,8 +63,8 @@ class AnthropicStream implements StreamReader {
       else if (delta.type === 'thinking_delta') b.thinking = `${b.thinking ?? ''}${delta.thinking ?? ''}`;
       else if (delta.type === 'signature_delta') b.signature = delta.signature;
       else if (delta.type === 'citations_delta')
-        b.citations = [...(Array.isArray(b.citations) ? b.citations : []), delta.citation];
-    } else if (d.type === 'message_delta') this.stop = obj(d.delta)?.stop_reason;
+        b.citations = [...(arrayAt(b, 'citations') ?? []), delta.citation];
+    } else if (d.type === 'message_delta') this.stop = objectAt(d, 'delta')?.stop_reason;
     else if (d.type === 'message_stop' || d.type === 'error' || e.event === 'error') this.done = true;
   }
 

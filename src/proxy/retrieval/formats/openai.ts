@@ -9,9 +9,10 @@
  * client's copy of it is replaced by the whole answer followed by the proxy's results.
  */
 
+import { arrayAt, objectAt, stringAt } from '../../../json/payload.js';
 import { eventJson, type SseEvent, sseEvent } from '../sse.js';
 import { EXPAND_TOOL } from '../tool.js';
-import { type Call, type FormatOps, obj, type Reply, type StreamReader } from './types.js';
+import type { Call, FormatOps, Reply, StreamReader } from './types.js';
 
 interface Piece {
   id: string;
@@ -34,8 +35,8 @@ function replyOf(content: unknown, pieces: readonly Piece[], finish: unknown): R
 }
 
 function firstChoice(d: Record<string, unknown>): Record<string, unknown> | undefined {
-  const choices = Array.isArray(d.choices) ? d.choices : [];
-  return obj(choices.find((c) => obj(c)?.index === 0 || obj(c)?.index === undefined));
+  const choices = arrayAt(d, 'choices') ?? [];
+  return objectAt(choices.find((c) => objectAt(c)?.index === 0 || objectAt(c)?.index === undefined));
 }
 
 class ChatStream implements StreamReader {
@@ -58,13 +59,13 @@ class ChatStream implements StreamReader {
     const choice = firstChoice(d);
     if (!choice) return;
     if (choice.finish_reason != null) this.finish = choice.finish_reason;
-    const delta = obj(choice.delta);
+    const delta = objectAt(choice, 'delta');
     if (!delta) return;
     if (typeof delta.content === 'string') this.content += delta.content;
-    for (const raw of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-      const t = obj(raw);
+    for (const raw of arrayAt(delta, 'tool_calls') ?? []) {
+      const t = objectAt(raw);
       if (!t || typeof t.index !== 'number') continue;
-      const fn = obj(t.function);
+      const fn = objectAt(t, 'function');
       let p = this.pieces[t.index];
       if (!p) {
         p = { id: '', name: '', args: '' };
@@ -94,11 +95,11 @@ class ChatStream implements StreamReader {
     if (this.own.size === 0) return e;
     const d = eventJson(e);
     const choice = d && firstChoice(d);
-    const delta = obj(choice?.delta);
+    const delta = objectAt(choice, 'delta');
     if (!d || !choice || !delta || !Array.isArray(delta.tool_calls)) return e;
     const below = (i: number) => [...this.own].filter((o) => o < i).length;
     const kept = (delta.tool_calls as unknown[]).flatMap((raw) => {
-      const t = obj(raw);
+      const t = objectAt(raw);
       if (!t || typeof t.index !== 'number') return [raw];
       if (this.own.has(t.index)) return [];
       return [{ ...t, index: t.index - below(t.index) }];
@@ -115,9 +116,9 @@ class ChatStream implements StreamReader {
 }
 
 function toolCalls(message: Record<string, unknown>): Record<string, unknown>[] {
-  const calls: unknown[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const calls = arrayAt(message, 'tool_calls') ?? [];
   return calls.flatMap((t): Record<string, unknown>[] => {
-    const o = obj(t);
+    const o = objectAt(t);
     return o ? [o] : [];
   });
 }
@@ -125,22 +126,22 @@ function toolCalls(message: Record<string, unknown>): Record<string, unknown>[] 
 export const openaiOps: FormatOps = {
   readJson(body) {
     const choice = firstChoice(body);
-    const message = obj(choice?.message);
+    const message = objectAt(choice, 'message');
     if (!choice || !message) return undefined;
     const pieces = toolCalls(message).map((t) => {
-      const fn = obj(t.function);
+      const fn = objectAt(t, 'function');
       return {
-        id: typeof t.id === 'string' ? t.id : '',
-        name: typeof fn?.name === 'string' ? fn.name : '',
-        args: typeof fn?.arguments === 'string' ? fn.arguments : '',
+        id: stringAt(t, 'id') ?? '',
+        name: stringAt(fn, 'name') ?? '',
+        args: stringAt(fn, 'arguments') ?? '',
       };
     });
     return replyOf(message.content, pieces, choice.finish_reason);
   },
   stripJson(body) {
     const choice = firstChoice(body)!;
-    const message = obj(choice.message)!;
-    const tool_calls = toolCalls(message).filter((t) => obj(t.function)?.name !== EXPAND_TOOL);
+    const message = objectAt(choice, 'message')!;
+    const tool_calls = toolCalls(message).filter((t) => objectAt(t, 'function')?.name !== EXPAND_TOOL);
     const choices = (body.choices as unknown[]).map((c) =>
       c === choice ? { ...choice, message: { ...message, tool_calls } } : c,
     );

@@ -10,9 +10,10 @@
  * or, for a request that continues a stored response, first in `input`.
  */
 
+import { objectAt, stringAt } from '../../../json/payload.js';
 import { eventJson, type SseEvent, sseEvent } from '../sse.js';
 import { EXPAND_TOOL } from '../tool.js';
-import { type Call, type FormatOps, obj, type Reply, type StreamReader } from './types.js';
+import type { Call, FormatOps, Reply, StreamReader } from './types.js';
 
 type Item = Record<string, unknown>;
 
@@ -34,7 +35,7 @@ function callOf(item: Item): Call | undefined {
   const args =
     typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.input ?? item.action ?? {});
   return {
-    id: typeof item.call_id === 'string' ? item.call_id : '',
+    id: stringAt(item, 'call_id') ?? '',
     name: typeof item.name === 'string' ? item.name : String(item.type),
     args,
     own: isOwn(item),
@@ -67,8 +68,8 @@ class ResponsesStream implements StreamReader {
     if (!d) return;
     const type = String(d.type ?? e.event);
     const index = typeof d.output_index === 'number' ? d.output_index : -1;
-    const item = obj(d.item);
-    if (type === 'response.created') this.id = obj(d.response)?.id;
+    const item = objectAt(d, 'item');
+    if (type === 'response.created') this.id = objectAt(d, 'response')?.id;
     if (type === 'response.output_item.added' && item && index >= 0) {
       this.items[index] = item;
       if (isOwn(item)) {
@@ -78,7 +79,7 @@ class ResponsesStream implements StreamReader {
     } else if (type === 'response.output_item.done' && item && index >= 0) this.items[index] = item;
     if (ENDS.has(type)) {
       this.done = true;
-      this.final = obj(d.response);
+      this.final = objectAt(d, 'response');
     }
   }
 
@@ -108,8 +109,8 @@ class ResponsesStream implements StreamReader {
       out.sequence_number = d.sequence_number - this.dropped;
       changed = true;
     }
-    const response = obj(d.response);
-    if (response && Array.isArray(response.output) && response.output.some((i) => isOwn(obj(i)))) {
+    const response = objectAt(d, 'response');
+    if (response && Array.isArray(response.output) && response.output.some((i) => isOwn(objectAt(i)))) {
       out.response = { ...response, output: (response.output as Item[]).filter((i) => !isOwn(i)) };
       changed = true;
     }
@@ -132,7 +133,7 @@ export const responsesOps: FormatOps = {
     const holds = reply.calls.filter((c) => !c.own).map((c) => c.id);
     const results = responsesOps.results(answered);
     if (stateful) return [{ op: 'input-start', holds, items: results }];
-    const own = reply.assistant.filter((text) => isOwn(obj(JSON.parse(text))));
+    const own = reply.assistant.filter((text) => isOwn(objectAt(JSON.parse(text))));
     return [{ op: 'after-call', at, holds, items: [...own, ...results] }];
   },
 };

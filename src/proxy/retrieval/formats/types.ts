@@ -63,8 +63,3 @@ export interface FormatOps {
    */
   mixed(reply: Reply, answered: readonly Answered[], at: number, stateful: boolean): Splice[];
 }
-
-/** An object member, when it is an object. */
-export function obj(v: unknown): Record<string, unknown> | undefined {
-  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-}

@@ -1,9 +1,12 @@
 /**
- * The one reader of untrusted host JSON (hook payloads, a tool's response, a hook's answer in
- * doctor's round trip, a settings entry): each accessor gives the value at a path when it has the
- * asked shape, else undefined — never a throw, never a cast a caller has to trust. A host's JSON is
- * data from outside cg (DESIGN: untrusted input includes the repository and what the host sends),
- * so every field is read through here rather than by hand at each use.
+ * The one reader of untrusted JSON (a host's hook payload or settings entry, a provider's request,
+ * reply or stream event, a model's tool-call arguments, a record or ledger file read back from disk):
+ * each accessor gives the value at a path when it has the asked shape, else undefined — never a
+ * throw, never a cast a caller has to trust. Such JSON is data from outside cg (DESIGN: untrusted
+ * input includes the repository and what the host sends), so every field is read through here
+ * rather than by hand at each use. It sits in json/, below hosts/, input/ and proxy/, so every
+ * door can use it without an arrow running back up. Config files are read by config/fields.ts,
+ * which also says what is wrong with a field.
  *
  *   stringAt(payload, 'tool_input', 'command')   // the command, when tool_input is an object holding a string
  *   objectAt(answer, 'hookSpecificOutput')       // a plain object (not an array, not null)

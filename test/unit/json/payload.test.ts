@@ -8,7 +8,7 @@ import {
   stringAt,
   stringsAt,
   valueAt,
-} from '../../../../src/hosts/hook/payload.js';
+} from '../../../src/json/payload.js';
 
 const payload = JSON.parse(
   '{"tool_name":"Bash","cwd":"","tool_input":{"command":"ls","timeout":5},"list":["a","b"],"mixed":["a",1],"nul":null}',
