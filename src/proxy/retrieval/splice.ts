@@ -16,8 +16,6 @@
  * spliceEdits() turns the splices that fit into byte edits of the body; nothing else changes.
  */
 
-import { CLOSE_BRACKET, OPEN_BRACKET, skipJsonSpace } from '../../json/lexical.js';
-import { objectMembers } from '../../json/object-members.js';
 import { keyOf } from '../../store/keys.js';
 import { type BodyMap, type ByteEdit, emptyArrayAt, itemBytes, memberSpan } from './body-map.js';
 

@@ -92,7 +92,7 @@ describe('pinned outputs under every floor', () => {
     const floor = [...counts].sort((a, b) => a - b)[6]!;
     const seen: Seen[][] = [];
     const { replayed } = await run(t, pins, [[witness(seen, floor), null]]);
-    const under = t.outputs.filter((o, i) => i < 11 && i !== 3 && counts[i]! < floor);
+    const under = t.outputs.filter((_o, i) => i < 11 && i !== 3 && counts[i]! < floor);
     expect(under.length).toBeGreaterThan(2);
     expect(under.length).toBeLessThan(10);
     expect(seen).toEqual([
