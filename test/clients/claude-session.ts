@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { contentText, type FakeModel, startFakeModel } from './fake-model.js';
-import { CG, cg, client, makeWorld, run, type World } from './harness.js';
+import { CG, cg, client, makeWorld, markersIn, run, type World } from './harness.js';
 import { makeProject } from './project.js';
 import { type HostCalls, normaliseTimings, type Step, scriptFor } from './session.js';
 
@@ -175,3 +175,25 @@ export const ALLOW = [
   'Read',
   'mcp__cg__cg_expand',
 ];
+
+/**
+ * An outlined Read of src/big.py as the model reads it: behind a marker, each kept line once with
+ * its true file line number (never numbered twice), the file's first line among them.
+ */
+export function expectTrueOutline(world: World, text: string): void {
+  const file = readFileSync(join(world.work, 'src/big.py'), 'utf8').split('\n');
+  const shown = text.split('\n').filter((l) => /^\d+\t/.test(l));
+  expect(markersIn(text).length).toBeGreaterThan(0);
+  expect(shown[0]).toBe(`1\t${file[0]}`);
+  let kept = 0;
+  for (const l of shown) {
+    const [, n, line] = /^(\d+)\t(.*)$/.exec(l)!;
+    expect(/^\d+\t/.test(line!), l).toBe(false);
+    if (line === '' || line!.includes('<<cg:') || /^\s*(\.\.\.|…)/.test(line!)) continue;
+    // A kept line is the file's line of that number (a signature may have its arguments elided).
+    const own = file[Number(n) - 1]!;
+    expect(line === own || own.startsWith(line!.replace(/\(\.\.\.\).*$/, '(')), l).toBe(true);
+    kept++;
+  }
+  expect(kept).toBeGreaterThan(5);
+}
