@@ -30,6 +30,8 @@ interface Pair {
   wrapped: string[];
   /** A step's text with what differs between two worlds by construction taken out. */
   same(side: 'raw' | 'wrap', text: string): string;
+  /** What a result gave the model to read (Claude Code may have saved a large one to a file). */
+  opened(text: string): string;
   /** A step's error status as the model reads it: error flag and exit code. */
   status(side: 'raw' | 'wrap', i: number): string;
 }
@@ -37,13 +39,17 @@ interface Pair {
 /** The steps whose output is a tool's (cg_expand returns an original, not an output). */
 const STEPS = [...SESSION.entries()].filter(([, s]) => s.kind !== 'expand');
 
+/**
+ * Tokens per step, of each side's text with what differs between worlds by construction taken out
+ * (paths, ids, timings: Codex's wall time alone moves a count by a few tokens from run to run).
+ */
 async function rows(p: Pair): Promise<TableRow[]> {
   const out: TableRow[] = [];
   for (const [i, s] of STEPS)
     out.push({
       label: s.label,
-      without: await countTokens([p.raw[i]!]),
-      with: await countTokens([p.wrapped[i]!]),
+      without: await countTokens([p.same('raw', p.raw[i]!)]),
+      with: await countTokens([p.same('wrap', p.wrapped[i]!)]),
     });
   return out;
 }
@@ -89,6 +95,15 @@ function checks(title: () => string, pair: () => Pair): void {
     expect(keys).toBeGreaterThan(0);
   });
 
+  it('hands the model the original through the cg_expand MCP tool, not compacted again', () => {
+    const p = pair();
+    const i = SESSION.findIndex((s) => s.kind === 'expand');
+    const key = markersIn(p.wrapped.slice(0, i).join('\n'))[0];
+    expect(key).toBeDefined();
+    const original = expand(p.wrapWorld, key!)!.trimEnd();
+    expect(p.opened(p.wrapped[i]!)).toContain(original);
+  });
+
   it('keeps every error flag and exit code as the host reported them without cg', () => {
     const p = pair();
     for (const [i, s] of STEPS) expect(p.status('wrap', i), s.label).toBe(p.status('raw', i));
@@ -116,12 +131,17 @@ describe.skipIf(skipReason('claude') !== undefined)(
         raw: raw.results.map((r) => r.text),
         wrapped: wrapped.results.map((r) => r.text),
         same: (side, text) => claude.same(side === 'raw' ? raw : wrapped, { text, isError: false }),
+        opened: claude.shownOrPersisted,
         status: (side, i) => {
           const r = (side === 'raw' ? raw : wrapped).results[i]!;
           return `is_error ${r.isError}, exit ${exit(r.text)}`;
         },
       }),
     );
+    it('shows each kept line of the outlined Read once, with its true line number, and the first line', () => {
+      const i = SESSION.findIndex((s) => s.kind === 'read');
+      claude.expectTrueOutline(wrapped.world, wrapped.results[i]!.text);
+    });
   },
 );
 
@@ -145,6 +165,7 @@ describe.skipIf(skipReason('codex') !== undefined)(
         raw: raw.results,
         wrapped: wrapped.results,
         same: (side, text) => codex.same(side === 'raw' ? raw : wrapped, text),
+        opened: (text) => text,
         status: (side, i) => `exit ${codex.exitOf((side === 'raw' ? raw : wrapped).results[i]!) ?? 'none'}`,
       }),
     );
