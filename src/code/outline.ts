@@ -157,7 +157,10 @@ export function plan(tree: Tree, lines: LineIndex, spec: LanguageSpec, keepDocst
   const comments: Cut[] = [];
   for (const block of commentBlocks(notes, lines, keepDocstrings)) {
     comments.push(...block.trims);
-    if (block.drop && block.drop.shown.trim() !== '')
+    // The only cut that can take a file's first line away: that line (a module docstring, a
+    // header comment) says what the file is, and an outline never drops it (issue 30).
+    const first = block.drop !== undefined && lines.lineOf(block.drop.cut.start) === 0;
+    if (block.drop && !first && block.drop.shown.trim() !== '')
       candidates.push({ kind: 'comment', cut: block.drop.cut, text: block.drop.shown, extra: [] });
   }
   return { candidates, comments };

@@ -150,3 +150,17 @@ export function table(rows: readonly { label: string; without: number; with: num
   );
   return lines.join('\n');
 }
+
+export interface TableRow {
+  label: string;
+  without: number;
+  with: number;
+}
+
+/** The note's block for a session: a title, one line per step, the total and the share saved. */
+export function sessionTable(title: string, rows: readonly TableRow[]): string {
+  const without = rows.reduce((n, r) => n + r.without, 0);
+  const withTotal = rows.reduce((n, r) => n + r.with, 0);
+  const saved = Math.round((100 * (without - withTotal)) / without);
+  return `${title}\n${table(rows)}\n  total ${without} → ${withTotal} (${saved} % fewer)\n`;
+}

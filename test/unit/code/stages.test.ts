@@ -122,6 +122,39 @@ describe('target_ratio stages', () => {
     );
   });
 
+  it("keep the file's first line, a module docstring or header comment, at any ratio", async () => {
+    const py = [
+      '"""Inventory rules: pricing, stock and reporting helpers."""',
+      'import math',
+      '',
+      ...Array.from({ length: 30 }, (_, f) => [
+        `def rule_${f}(stock, price, rate=0.${(f % 9) + 1}):`,
+        `    """Rule ${f}: adjusts a price for the stock level."""`,
+        ...Array.from(
+          { length: 6 },
+          (_, j) => `    step_${j} = math.floor(stock * rate * ${j + 1} + price / ${f + 1})`,
+        ),
+        '    return step_0 + step_5',
+        '',
+      ]).flat(),
+    ].join('\n');
+    // The same file as Claude Code's Read numbers it: the prefixes cannot shrink, so more goes.
+    const numbered = py
+      .split('\n')
+      .map((l, i) => `${i + 1}\t${l}`)
+      .join('\n');
+    for (const ratio of [0.5, 0.1, 0.02]) {
+      expect((await outline('python', py, { targetRatio: ratio })).split('\n')[0]).toBe(py.split('\n')[0]);
+      expect((await outline('python', numbered, { targetRatio: ratio })).split('\n')[0]).toBe(
+        numbered.split('\n')[0],
+      );
+    }
+    const header = `// Report helpers: weighted series values.\n${bigModule(24)}`;
+    expect((await outline('ts', header, { targetRatio: 0.02 })).split('\n')[0]).toBe(
+      '// Report helpers: weighted series values.',
+    );
+  });
+
   it('never shorten a parameter list that declares members (TypeScript private x, readonly y)', async () => {
     const members = lines(
       'export class Service {',
