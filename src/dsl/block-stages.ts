@@ -14,6 +14,7 @@
  * Like stages.ts they take plain matchers (compile.ts builds them from RE2 regexes). A kept line keeps
  * its src; every written line has src 0, so classify() reports such a rewrite as whole loss.
  */
+import { largestFitting } from '../text/largest-fitting.js';
 import type { Doc, Line } from './stages.js';
 import { omissionText } from './stages.js';
 
@@ -208,19 +209,6 @@ export function limitRuns(
   const most = Math.max(...rules.map((r) => r.head + r.tail));
   const kept = largestFitting(1, most - 1, (cap) => charsOf(apply(cap)) <= maxChars);
   return { doc: result(apply(kept)), kept };
-}
-
-/**
- * The largest n in lo..hi for which fits(n) holds, found by bisection (fits is taken to hold up to
- * some n and not above it); lo when none above lo does.
- */
-function largestFitting(lo: number, hi: number, fits: (n: number) => boolean): number {
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** A rule's head and tail within `cap` lines a run, shared as head : tail (the head at least one). */

@@ -20,8 +20,7 @@ import {
   KIND_OUT,
   KIND_REQ,
   KIND_RUN,
-  type ScannedLine,
-} from './read.js';
+} from './read-codes.js';
 import { RecallTally } from './recall.js';
 import {
   type CommandRow,
@@ -31,10 +30,13 @@ import {
   type LedgerInfo,
   pct,
   type StatsReport,
+  tokenTotals,
   type UnmatchedRow,
+  withCappedSaved,
+  withSaved,
 } from './report.js';
 import { RequestTally } from './requests.js';
-import { F_CMD, F_TK, F_WHY } from './scanned-line.js';
+import { F_CMD, F_TK, F_WHY, type ScannedLine } from './scanned-line.js';
 import { UNMATCHED_REASON } from './unfiltered.js';
 
 /** Commands remembered for matching in place: an agent runs a handful over and over. */
@@ -204,25 +206,12 @@ export class Aggregator {
   };
 
   finish(opts: { top: number; since?: number; session?: string; ledger: LedgerInfo }): StatsReport {
-    const saved = this.tin - this.tout;
-    const returned = this.ex.tokensReturned;
     const model = this.model.finish();
-    const net = saved - returned - model.tokens;
     const components = [...this.components.values()]
-      .map((r) => ({
-        ...r,
-        saved: r.tokensIn - r.tokensOut,
-        savedPct: pct(r.tokensIn - r.tokensOut, r.tokensIn),
-      }))
+      .map(withSaved)
       .sort((a, b) => b.saved - a.saved || a.component.localeCompare(b.component));
     const commands = [...this.commands.values()]
-      .map((r) => ({
-        ...r,
-        saved: r.tokensIn - r.tokensOut,
-        savedPct: pct(r.tokensIn - r.tokensOut, r.tokensIn),
-        cappedSaved: r.cappedIn - r.cappedOut,
-        cappedSavedPct: pct(r.cappedIn - r.cappedOut, r.cappedIn),
-      }))
+      .map(withCappedSaved)
       .sort(
         (a, b) =>
           b.cappedSaved - a.cappedSaved ||
@@ -245,16 +234,7 @@ export class Aggregator {
       },
       runs: this.runs,
       outputs: { rewritten: this.rewritten, untouched: this.untouched, untouchedBytes: this.untouchedBytes },
-      tokens: {
-        in: this.tin,
-        out: this.tout,
-        saved,
-        savedPct: pct(saved, this.tin),
-        returned,
-        model: model.tokens,
-        net,
-        netPct: pct(net, this.tin),
-      },
+      tokens: tokenTotals(this.tin, this.tout, this.ex.tokensReturned, model.tokens),
       expand: {
         ...this.ex,
         hitRate: pct(this.ex.hits, this.ex.requests),

@@ -6,6 +6,7 @@
  * door, and how many outputs the host's cap would have cut.
  */
 import { baselineLine, hostModel } from './hosts.js';
+import { type TokenTotals, tokenTotals, withCappedSaved } from './report.js';
 import { F_H, F_VIA, type ScannedLine } from './scanned-line.js';
 
 export interface HostRow {
@@ -31,22 +32,11 @@ export interface HostRow {
   cappedSavedPct: number | null;
 }
 
-export interface CappedTotals {
-  in: number;
-  out: number;
-  saved: number;
-  savedPct: number | null;
-  returned: number;
-  /** cg's own model tokens, subtracted from net like what came back. */
-  model: number;
-  net: number;
-  netPct: number | null;
+export interface CappedTotals extends TokenTotals {
   outputsCapped: number;
   /** One line: what these figures are measured against. */
   measuredAgainst: string;
 }
-
-const pct = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 10 : null);
 
 export class HostTally {
   private readonly rows: HostRow[] = [];
@@ -90,27 +80,12 @@ export class HostTally {
   }
 
   finish(returned: number, model: number): { capped: CappedTotals; hosts: HostRow[] } {
-    const saved = this.capIn - this.capOut;
-    const net = saved - returned - model;
     const hosts = this.rows
-      .map((r) => ({
-        ...r,
-        saved: r.tokensIn - r.tokensOut,
-        savedPct: pct(r.tokensIn - r.tokensOut, r.tokensIn),
-        cappedSaved: r.cappedIn - r.cappedOut,
-        cappedSavedPct: pct(r.cappedIn - r.cappedOut, r.cappedIn),
-      }))
+      .map(withCappedSaved)
       .sort((a, b) => b.runs - a.runs || (a.host ?? '').localeCompare(b.host ?? ''));
     return {
       capped: {
-        in: this.capIn,
-        out: this.capOut,
-        saved,
-        savedPct: pct(saved, this.capIn),
-        returned,
-        model,
-        net,
-        netPct: pct(net, this.capIn),
+        ...tokenTotals(this.capIn, this.capOut, returned, model),
         outputsCapped: this.capped,
         measuredAgainst: baselineLine(
           hosts.filter((h) => h.outputs > 0).map((h) => h.host ?? undefined),

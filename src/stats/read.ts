@@ -21,17 +21,6 @@ import type { LedgerLocation } from './paths.js';
 import { type ReadCounts, type ReadFilter, Scanner } from './read-scanner.js';
 import type { ScannedLine } from './scanned-line.js';
 
-export {
-  ACTION_FAIL,
-  ACTION_REVERT,
-  ACTION_REWRITE,
-  ACTION_SKIP,
-  KIND_EV,
-  KIND_EXPAND,
-  KIND_OUT,
-  KIND_REQ,
-  KIND_RUN,
-} from './read-codes.js';
 export type { ReadCounts, ReadFilter } from './read-scanner.js';
 export type { ScannedLine };
 

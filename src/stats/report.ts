@@ -116,21 +116,25 @@ export interface LedgerInfo {
   pendingBad: number;
 }
 
+/** Tokens in and out of rewritten outputs, what came back (expand) and cg's own model calls. */
+export interface TokenTotals {
+  in: number;
+  out: number;
+  saved: number;
+  savedPct: number | null;
+  returned: number;
+  /** cg's own model tokens, subtracted from net like what came back. */
+  model: number;
+  net: number;
+  netPct: number | null;
+}
+
 export interface StatsReport {
   version: 1;
   filter: { since: string | null; session: string | null };
   runs: number;
   outputs: { rewritten: number; untouched: number; untouchedBytes: number };
-  tokens: {
-    in: number;
-    out: number;
-    saved: number;
-    savedPct: number | null;
-    returned: number;
-    model: number;
-    net: number;
-    netPct: number | null;
-  };
+  tokens: TokenTotals;
   expand: { requests: number; hits: number; misses: number; hitRate: number | null; tokensReturned: number };
   estimated: {
     outputs: number;
@@ -157,6 +161,40 @@ export interface StatsReport {
 
 export function pct(part: number, whole: number): number | null {
   return whole > 0 ? Math.round((part / whole) * 1000) / 10 : null;
+}
+
+/** The totals of tokens in and out: saved is in − out, net also pays for what came back and the model. */
+export function tokenTotals(tin: number, tout: number, returned: number, model: number): TokenTotals {
+  const saved = tin - tout;
+  const net = saved - returned - model;
+  return {
+    in: tin,
+    out: tout,
+    saved,
+    savedPct: pct(saved, tin),
+    returned,
+    model,
+    net,
+    netPct: pct(net, tin),
+  };
+}
+
+/** A row with what it saved: tokensIn − tokensOut, and that as a share of tokensIn. */
+export function withSaved<R extends { tokensIn: number; tokensOut: number }>(
+  r: R,
+): R & { saved: number; savedPct: number | null } {
+  return { ...r, saved: r.tokensIn - r.tokensOut, savedPct: pct(r.tokensIn - r.tokensOut, r.tokensIn) };
+}
+
+/** withSaved, and the same against what the row's host would have shown (cappedIn − cappedOut). */
+export function withCappedSaved<
+  R extends { tokensIn: number; tokensOut: number; cappedIn: number; cappedOut: number },
+>(r: R): R & { saved: number; savedPct: number | null; cappedSaved: number; cappedSavedPct: number | null } {
+  return {
+    ...withSaved(r),
+    cappedSaved: r.cappedIn - r.cappedOut,
+    cappedSavedPct: pct(r.cappedIn - r.cappedOut, r.cappedIn),
+  };
 }
 
 export function dayLabel(d: Date): string {

@@ -21,6 +21,7 @@
  * shown directory, the largest that fits. A path list says nothing about a leaf that is not marked
  * a directory (tar's trailing `/`, ls -l's `d`), so one is counted a file.
  */
+import { largestFitting } from './largest-fitting.js';
 
 export interface PathEntry {
   path: string;
@@ -265,16 +266,6 @@ export function renderPathTree(
   const most = Math.max(0, ...order.slice(0, shownDirs).map((d) => d.files.length));
   const cap = largestFitting(0, most, (c) => fits(render(shownDirs, c)));
   return render(shownDirs, cap);
-}
-
-/** The largest n in lo..hi for which fits(n) holds (taken to hold up to some n), lo when none above it does. */
-function largestFitting(lo: number, hi: number, fits: (n: number) => boolean): number {
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (fits(mid)) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 const UNITS: Record<string, number> = { K: 1, M: 2, G: 3, T: 4, P: 5 };
