@@ -32,6 +32,33 @@ export function upstreamPath(base: string, pathAndQuery: string): { origin: stri
   return { origin: url.origin, path: `${url.pathname.replace(/\/+$/, '')}${pathAndQuery}` };
 }
 
+/**
+ * The client's answer when its upstream could not be reached: a 502 in the provider's error shape,
+ * or, when the status already went out, the connection ended.
+ */
+export function answerUnreachable(
+  res: ServerResponse,
+  target: Target,
+  origin: string,
+  err: unknown,
+): Forwarded {
+  const code = failureCode(err);
+  const e = providerError(
+    target.provider,
+    502,
+    `cg proxy: upstream ${origin} unreachable (${code})`,
+    'upstream_unreachable',
+  );
+  if (!res.headersSent) {
+    res.writeHead(e.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(e.body),
+    });
+    res.end(e.body);
+  } else res.destroy();
+  return { status: 502, problem: `upstream unreachable (${code})` };
+}
+
 export async function forward(
   dispatcher: Dispatcher,
   target: Target,
@@ -65,21 +92,7 @@ export async function forward(
     res.off('close', onClose);
     if (abort.signal.aborted)
       return { status: 499, problem: 'client went away before the upstream answered' };
-    const code = failureCode(err);
-    const e = providerError(
-      target.provider,
-      502,
-      `cg proxy: upstream ${origin} unreachable (${code})`,
-      'upstream_unreachable',
-    );
-    if (!res.headersSent) {
-      res.writeHead(e.status, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(e.body),
-      });
-      res.end(e.body);
-    } else res.destroy();
-    return { status: 502, problem: `upstream unreachable (${code})` };
+    return answerUnreachable(res, target, origin, err);
   }
   const { pipeline } = await import('node:stream/promises');
   if (before) await before.catch(() => undefined);

@@ -16,10 +16,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { objectAt } from '../../json/payload.js';
-import { failureCode, providerError } from '../errors.js';
+import { failureCode } from '../errors.js';
 import { forwardResponseHeaders } from '../headers.js';
 import type { Forwarded, Target } from '../upstream.js';
-import { upstreamPath } from '../upstream.js';
+import { answerUnreachable, upstreamPath } from '../upstream.js';
 import type { Answer } from './answer.js';
 import { byteEdits, emptyArrayAt, type Format, mapBody } from './body-map.js';
 import type { Answered, Call, FormatOps, Reply } from './formats/types.js';
@@ -184,22 +184,7 @@ async function oneRound(
   } catch (err) {
     if (signal.aborted)
       return { forwarded: { status: 499, problem: 'client went away before the upstream answered' } };
-    const code = failureCode(err);
-    const e = providerError(
-      target.provider,
-      502,
-      `cg proxy: upstream ${origin} unreachable (${code})`,
-      'upstream_unreachable',
-    );
-    if (!res.headersSent)
-      res
-        .writeHead(e.status, {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(e.body),
-        })
-        .end(e.body);
-    else res.destroy();
-    return { forwarded: { status: 502, problem: `upstream unreachable (${code})` } };
+    return { forwarded: answerUnreachable(res, target, origin, err) };
   }
   const type = header(up, 'content-type').toLowerCase();
   const encoding = header(up, 'content-encoding').toLowerCase();
@@ -242,13 +227,20 @@ function withoutLength(headers: readonly string[]): string[] {
   return out;
 }
 
-async function jsonRound(
+/**
+ * How a round reads a readable upstream answer (JSON or SSE): it records the turn through
+ * recordNow once it knows what was delivered, and either hides an answer made only of the proxy's
+ * own calls or sends the client what it may see.
+ */
+type ReadAnswer = (
   turn: TurnRequest,
   up: Dispatcher.ResponseData,
   deps: RoundDeps,
   mayHide: boolean,
   recordNow: (delivered?: Reply, mixed?: boolean) => Promise<void>,
-): Promise<Outcome> {
+) => Promise<Outcome>;
+
+const jsonRound: ReadAnswer = async (turn, up, deps, mayHide, recordNow) => {
   const { res } = deps;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -278,15 +270,9 @@ async function jsonRound(
   res.writeHead(up.statusCode, [...headers, 'content-length', String(out.length)]);
   res.end(out);
   return { forwarded: { status: up.statusCode } };
-}
+};
 
-async function streamRound(
-  turn: TurnRequest,
-  up: Dispatcher.ResponseData,
-  deps: RoundDeps,
-  mayHide: boolean,
-  recordNow: (delivered?: Reply, mixed?: boolean) => Promise<void>,
-): Promise<Outcome> {
+const streamRound: ReadAnswer = async (turn, up, deps, mayHide, recordNow) => {
   const { res } = deps;
   if (!mayHide) {
     await recordNow();
@@ -341,4 +327,4 @@ async function streamRound(
   await write(res, splitter.rest());
   res.end();
   return { forwarded: { status: up.statusCode } };
-}
+};

@@ -12,7 +12,14 @@
 import { arrayAt, objectAt } from '../../../json/payload.js';
 import { eventJson, type SseEvent, sseEvent } from '../sse.js';
 import { EXPAND_TOOL } from '../tool.js';
-import type { Answered, Call, FormatOps, Reply, StreamReader } from './types.js';
+import {
+  type Answered,
+  type Call,
+  type FormatOps,
+  type Reply,
+  StreamCalls,
+  type StreamReader,
+} from './types.js';
 
 type Block = Record<string, unknown>;
 
@@ -30,15 +37,11 @@ function replyOf(content: readonly Block[], stop: unknown, args: (b: Block, i: n
   };
 }
 
-class AnthropicStream implements StreamReader {
+class AnthropicStream extends StreamCalls implements StreamReader {
   private readonly blocks: Block[] = [];
   /** A tool block's input as its JSON deltas wrote it, by index. */
   private readonly json = new Map<number, string>();
-  private readonly own = new Set<number>();
   private stop: unknown;
-  clientCall = false;
-  ownCall = false;
-  done = false;
 
   push(e: SseEvent): void {
     const d = eventJson(e);
@@ -47,12 +50,7 @@ class AnthropicStream implements StreamReader {
     if (d.type === 'content_block_start') {
       const b = { ...objectAt(d, 'content_block') };
       this.blocks[index] = b;
-      if (b.type === 'tool_use') {
-        if (b.name === EXPAND_TOOL) {
-          this.own.add(index);
-          this.ownCall = true;
-        } else this.clientCall = true;
-      }
+      if (b.type === 'tool_use') this.sawCall(index, b.name === EXPAND_TOOL);
     } else if (d.type === 'content_block_delta') {
       const b = this.blocks[index];
       const delta = objectAt(d, 'delta');
@@ -87,8 +85,7 @@ class AnthropicStream implements StreamReader {
     const d = eventJson(e);
     if (!d || typeof d.index !== 'number') return e;
     if (this.own.has(d.index)) return undefined;
-    let before = 0;
-    for (const i of this.own) if (i < d.index) before++;
+    const before = this.ownBefore(d.index);
     return before === 0 ? e : sseEvent({ ...d, index: d.index - before }, e.event);
   }
 }

@@ -12,7 +12,7 @@
 import { arrayAt, objectAt, stringAt } from '../../../json/payload.js';
 import { eventJson, type SseEvent, sseEvent } from '../sse.js';
 import { EXPAND_TOOL } from '../tool.js';
-import type { Call, FormatOps, Reply, StreamReader } from './types.js';
+import { type Call, type FormatOps, type Reply, StreamCalls, type StreamReader } from './types.js';
 
 interface Piece {
   id: string;
@@ -39,14 +39,10 @@ function firstChoice(d: Record<string, unknown>): Record<string, unknown> | unde
   return objectAt(choices.find((c) => objectAt(c)?.index === 0 || objectAt(c)?.index === undefined));
 }
 
-class ChatStream implements StreamReader {
+class ChatStream extends StreamCalls implements StreamReader {
   private readonly pieces: Piece[] = [];
-  private readonly own = new Set<number>();
   private content = '';
   private finish: unknown;
-  clientCall = false;
-  ownCall = false;
-  done = false;
 
   push(e: SseEvent): void {
     if (e.data === '[DONE]') {
@@ -74,10 +70,7 @@ class ChatStream implements StreamReader {
       if (typeof t.id === 'string') p.id = t.id;
       if (typeof fn?.name === 'string' && p.name === '') {
         p.name = fn.name;
-        if (p.name === EXPAND_TOOL) {
-          this.own.add(t.index);
-          this.ownCall = true;
-        } else this.clientCall = true;
+        this.sawCall(t.index, p.name === EXPAND_TOOL);
       }
       if (typeof fn?.arguments === 'string') p.args += fn.arguments;
     }
@@ -97,12 +90,11 @@ class ChatStream implements StreamReader {
     const choice = d && firstChoice(d);
     const delta = objectAt(choice, 'delta');
     if (!d || !choice || !delta || !Array.isArray(delta.tool_calls)) return e;
-    const below = (i: number) => [...this.own].filter((o) => o < i).length;
     const kept = (delta.tool_calls as unknown[]).flatMap((raw) => {
       const t = objectAt(raw);
       if (!t || typeof t.index !== 'number') return [raw];
       if (this.own.has(t.index)) return [];
-      return [{ ...t, index: t.index - below(t.index) }];
+      return [{ ...t, index: t.index - this.ownBefore(t.index) }];
     });
     if (JSON.stringify(kept) === JSON.stringify(delta.tool_calls)) return e;
     const rest = { ...delta };

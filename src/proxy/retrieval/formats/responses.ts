@@ -13,7 +13,7 @@
 import { objectAt, stringAt } from '../../../json/payload.js';
 import { eventJson, type SseEvent, sseEvent } from '../sse.js';
 import { EXPAND_TOOL } from '../tool.js';
-import type { Call, FormatOps, Reply, StreamReader } from './types.js';
+import { type Call, type FormatOps, type Reply, StreamCalls, type StreamReader } from './types.js';
 
 type Item = Record<string, unknown>;
 
@@ -52,16 +52,12 @@ function replyOf(output: readonly Item[], status: unknown, id: unknown): Reply {
   };
 }
 
-class ResponsesStream implements StreamReader {
+class ResponsesStream extends StreamCalls implements StreamReader {
   private readonly items: Item[] = [];
-  private readonly own = new Set<number>();
   private final?: Item;
   /** The response's id, from its first event. */
   private id?: unknown;
   private dropped = 0;
-  clientCall = false;
-  ownCall = false;
-  done = false;
 
   push(e: SseEvent): void {
     const d = eventJson(e);
@@ -72,10 +68,8 @@ class ResponsesStream implements StreamReader {
     if (type === 'response.created') this.id = objectAt(d, 'response')?.id;
     if (type === 'response.output_item.added' && item && index >= 0) {
       this.items[index] = item;
-      if (isOwn(item)) {
-        this.own.add(index);
-        this.ownCall = true;
-      } else if (CLIENT_CALLS.has(String(item.type))) this.clientCall = true;
+      if (isOwn(item)) this.sawCall(index, true);
+      else if (CLIENT_CALLS.has(String(item.type))) this.sawCall(index, false);
     } else if (type === 'response.output_item.done' && item && index >= 0) this.items[index] = item;
     if (ENDS.has(type)) {
       this.done = true;
@@ -101,7 +95,7 @@ class ResponsesStream implements StreamReader {
     const out: Record<string, unknown> = { ...d };
     let changed = false;
     if (typeof d.output_index === 'number') {
-      const below = [...this.own].filter((o) => o < (d.output_index as number)).length;
+      const below = this.ownBefore(d.output_index);
       out.output_index = d.output_index - below;
       changed ||= below > 0;
     }

@@ -63,3 +63,30 @@ export interface FormatOps {
    */
   mixed(reply: Reply, answered: readonly Answered[], at: number, stateful: boolean): Splice[];
 }
+
+/**
+ * What every format's stream reader keeps of the calls it has seen: StreamReader's flags, and the
+ * indices of the proxy's own calls, which the client's copy of the stream leaves out (the calls
+ * after one move down by one).
+ */
+export abstract class StreamCalls {
+  protected readonly own = new Set<number>();
+  clientCall = false;
+  ownCall = false;
+  done = false;
+
+  /** A call started at this index: the proxy's own or the client's. */
+  protected sawCall(index: number, own: boolean): void {
+    if (own) {
+      this.own.add(index);
+      this.ownCall = true;
+    } else this.clientCall = true;
+  }
+
+  /** How many of the proxy's own calls stand before this index. */
+  protected ownBefore(index: number): number {
+    let n = 0;
+    for (const i of this.own) if (i < index) n++;
+    return n;
+  }
+}
