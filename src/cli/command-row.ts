@@ -54,6 +54,17 @@ export interface CommandRow {
   action(call: ActionCall): Promise<number>;
 }
 
+/**
+ * The action of a command that is one function of its parsed options: the function's module is
+ * loaded only when the command runs, and handed the options as commander parsed them (the row's
+ * options are the function's flags type).
+ */
+export function flagsAction<F>(
+  load: () => Promise<(flags: F) => number | Promise<number>>,
+): CommandRow['action'] {
+  return async ({ flags }) => (await load())(flags as F);
+}
+
 /** commander's classes and cg's choice checks, loaded by the caller when a parser is needed. */
 export interface Builders {
   Option: typeof Option;

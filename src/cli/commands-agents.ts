@@ -5,12 +5,10 @@
  */
 import { SHELLS } from '../commands/completion.js';
 import type { InitFlags } from '../commands/init.js';
-import type { McpFlags } from '../commands/mcp.js';
-import type { ProxyFlags } from '../commands/proxy.js';
 import type { WrapFlags } from '../commands/wrap.js';
 import { HOST_NAMES, type HostName, hostNamesSentence, WRAP_ONLY_HOST_NAMES } from '../hosts/names.js';
 import { PRESET_NAMES } from '../presets.js';
-import type { CommandRow } from './command-row.js';
+import { type CommandRow, flagsAction } from './command-row.js';
 
 /** `cg init`'s target besides the hosts: instructions for an AGENTS.md. */
 const AGENTS_MD = 'agents-md';
@@ -219,10 +217,7 @@ export const AGENT_COMMANDS: readonly CommandRow[] = [
       },
     ],
     help: PROXY_EXAMPLES,
-    async action({ flags }) {
-      const { proxyCommand } = await import('../commands/proxy.js');
-      return proxyCommand(flags as ProxyFlags);
-    },
+    action: flagsAction(async () => (await import('../commands/proxy.js')).proxyCommand),
   },
   {
     name: 'wrap',
@@ -250,10 +245,7 @@ export const AGENT_COMMANDS: readonly CommandRow[] = [
     name: 'mcp',
     description: 'serve cg_expand, cg_compress and cg_stats to an MCP client over stdio',
     options: [{ flags: '--config <file>', description: 'config file (store settings, store.hint)' }],
-    async action({ flags }) {
-      const { mcpCommand } = await import('../commands/mcp.js');
-      return mcpCommand(flags as McpFlags);
-    },
+    action: flagsAction(async () => (await import('../commands/mcp.js')).mcpCommand),
   },
   {
     name: 'completion',

@@ -2,13 +2,12 @@
  * The rows of the commands that compact and give back: the filter itself (compress, the default
  * command), `cg run` and `cg expand`. Each action imports its command's module when it runs.
  */
-import type { CompressFlags } from '../commands/compress.js';
 import type { ExpandFlags } from '../commands/expand.js';
 import type { RunFlags } from '../commands/run.js';
 import { FORMAT_CHOICES } from '../input/transcript.js';
 import { PRESET_NAMES } from '../presets.js';
 import { TOKENIZERS } from '../tokens.js';
-import type { CommandRow, OptionRow } from './command-row.js';
+import { type CommandRow, flagsAction, type OptionRow } from './command-row.js';
 
 /** After the help of the program and of compress. */
 export const EXAMPLES = `
@@ -93,10 +92,7 @@ export const COMPACT_COMMANDS: readonly CommandRow[] = [
       ...COMPACT_OPTIONS,
     ],
     help: EXAMPLES,
-    async action({ flags }) {
-      const { compressCommand } = await import('../commands/compress.js');
-      return compressCommand(flags as CompressFlags);
-    },
+    action: flagsAction(async () => (await import('../commands/compress.js')).compressCommand),
   },
   {
     name: 'run',

@@ -5,11 +5,9 @@
  */
 
 import { FILTER_ACTIONS, STORE_ACTIONS } from '../commands/actions.js';
-import type { DiscoverFlags } from '../commands/discover.js';
 import type { FiltersFlags } from '../commands/filters.js';
-import type { StatsFlags } from '../commands/stats.js';
 import type { TrustFlags } from '../commands/trust.js';
-import type { CommandRow, OptionRow } from './command-row.js';
+import { type CommandRow, flagsAction, type OptionRow } from './command-row.js';
 
 const FILTERS_EXAMPLES = `
 Examples:
@@ -205,10 +203,7 @@ export const DATA_COMMANDS: readonly CommandRow[] = [
       },
     ],
     help: STATS_HELP,
-    async action({ flags }) {
-      const { statsCommand } = await import('../commands/stats.js');
-      return statsCommand(flags as StatsFlags);
-    },
+    action: flagsAction(async () => (await import('../commands/stats.js')).statsCommand),
   },
   {
     name: 'discover',
@@ -218,9 +213,6 @@ export const DATA_COMMANDS: readonly CommandRow[] = [
       { flags: '--top <n>', description: 'rows (default 20)' },
       { flags: '--json', description: 'machine-readable list (keys are only ever added, never renamed)' },
     ],
-    async action({ flags }) {
-      const { discoverCommand } = await import('../commands/discover.js');
-      return discoverCommand(flags as DiscoverFlags);
-    },
+    action: flagsAction(async () => (await import('../commands/discover.js')).discoverCommand),
   },
 ];
