@@ -21,9 +21,7 @@
  * whose output runs long); the successful ones then already carry cg's marker when PostToolUse
  * sees them, and it leaves them as they are.
  */
-import type { FilterSource } from '../../component.js';
-import { programOf } from '../../shell/program.js';
-import { isOutputHeavy } from '../hook/programs.js';
+import { handlesCommand } from '../hook/handles.js';
 import { decideRewrite } from '../hook/rewrite.js';
 import { readShellCall, selfInvocation } from '../hook/shell-call.js';
 import type { HookContext } from '../host.js';
@@ -50,17 +48,11 @@ export async function claudePreToolRewrite(
   if (original.verdict !== 'allow')
     return leave(`Claude Code's verdict is ${original.verdict} (${original.why})`);
 
-  const cwd = call.cwd ?? o.cwd;
-  let source: Promise<FilterSource> | undefined;
   const decision = await decideRewrite(call.command, {
     ...(call.session !== undefined ? { session: call.session } : {}),
     invocation: o.invocation ?? selfInvocation(),
     cgEnv: { CG_READER: 'model', CG_HOST: 'claude', CG_VIA: 'hook' },
-    handles: async (command) => {
-      if (isOutputHeavy(programOf(command)?.name ?? '')) return true;
-      source ??= Promise.resolve((o.filters ?? realFilters)(cwd, o.env));
-      return (await (await source).select(command, '')) !== undefined;
-    },
+    handles: handlesCommand(call.cwd ?? o.cwd, o),
   });
   if (decision.kind === 'leave') return leave(decision.reason);
   const objection = [...layers.rules.deny, ...layers.rules.ask].find((r) => mightMatch(r, decision.command));
@@ -74,9 +66,4 @@ export async function claudePreToolRewrite(
       updatedInput: { ...call.toolInput, command: decision.command },
     },
   })}\n`;
-}
-
-async function realFilters(cwd: string, env: NodeJS.ProcessEnv): Promise<FilterSource> {
-  const { createFilterSource } = await import('../../dsl/registry.js');
-  return createFilterSource({ cwd, env });
 }

@@ -17,9 +17,7 @@
  * passes the output through raw and keeps the exit code, so a wrapped command never fails because
  * of cg. `cg doctor` says when the store sits outside the sandbox's writable roots.
  */
-import type { FilterSource } from '../../component.js';
-import { programOf } from '../../shell/program.js';
-import { isOutputHeavy } from '../hook/programs.js';
+import { handlesCommand } from '../hook/handles.js';
 import { decideRewrite } from '../hook/rewrite.js';
 import { readShellCall, selfInvocation } from '../hook/shell-call.js';
 import type { HookContext } from '../host.js';
@@ -38,11 +36,6 @@ function mightBeDangerous(argv: readonly string[]): boolean {
   return sub !== undefined && DANGEROUS_GIT.has(sub);
 }
 
-/** The program a selector runs, as stats and failed_run read it (`python3 -m pytest` → pytest). */
-function programName(selector: string): string {
-  return programOf(selector)?.name ?? '';
-}
-
 export async function codexRewrite(
   payload: Record<string, unknown>,
   o: HookContext,
@@ -50,17 +43,12 @@ export async function codexRewrite(
   const call = readShellCall(payload);
   if (!call) return undefined;
   const cwd = call.cwd ?? o.cwd;
-  let source: Promise<FilterSource> | undefined;
   const decision = await decideRewrite(call.command, {
     ...(o.session !== undefined ? { session: o.session } : {}),
     invocation: o.invocation ?? selfInvocation(),
     // CG_HOST and CG_VIA: the ledger counts the saving against what Codex would have shown.
     cgEnv: { CG_READER: 'model', CG_HOST: 'codex', CG_VIA: 'hook' },
-    handles: async (command) => {
-      if (isOutputHeavy(programName(command))) return true;
-      source ??= Promise.resolve((o.filters ?? realFilters)(cwd, o.env));
-      return (await (await source).select(command, '')) !== undefined;
-    },
+    handles: handlesCommand(cwd, o),
   });
   if (decision.kind === 'leave') {
     o.debug?.(`left alone: ${decision.reason}`);
@@ -81,9 +69,4 @@ export async function codexRewrite(
   }
   o.debug?.(`rewrote (${decision.wrapped.join('; ')}): ${decision.command}`);
   return rewriteAnswer(call, decision.command);
-}
-
-async function realFilters(cwd: string, env: NodeJS.ProcessEnv): Promise<FilterSource> {
-  const { createFilterSource } = await import('../../dsl/registry.js');
-  return createFilterSource({ cwd, env });
 }
