@@ -77,6 +77,14 @@ function spaceEnd(text: string, i: number, o200k: boolean): number {
   return o200k ? k : i + 1; // \s+ (k = i + 1 here) or cl100k's lone \s
 }
 
+/** Both encodings' `\p{N}{1,3}` at a digit i: up to three digits, or ASK where a non-ASCII one may follow. */
+function digitsEnd(text: string, i: number): number {
+  let n = 1;
+  while (n < 3 && cls(text, i + n) === DIGIT) n++;
+  if (n < 3 && cls(text, i + n) === WIDE) return ASK;
+  return i + n;
+}
+
 /** The end of ` ?[^\s\p{L}\p{N}]+` plus its tail at i, or undefined when it does not match. */
 function punctEnd(text: string, i: number, o200k: boolean): number | undefined {
   let s = i;
@@ -114,12 +122,7 @@ function o200kEnd(text: string, i: number): number {
     // [^\r\n\p{L}\p{N}]?[\p{Lu}…]+[\p{Ll}…]* — an upper-case run with no lower case after it.
     if (k > s) return contraction(text, k);
   }
-  if (c === DIGIT) {
-    let n = 1;
-    while (n < 3 && cls(text, i + n) === DIGIT) n++;
-    if (n < 3 && cls(text, i + n) === WIDE) return ASK;
-    return i + n;
-  }
+  if (c === DIGIT) return digitsEnd(text, i);
   const p = punctEnd(text, i, true);
   if (p !== undefined) return p;
   if (c === SPACE || c === NEWLINE) return spaceEnd(text, i, true);
@@ -144,12 +147,7 @@ function cl100kEnd(text: string, i: number): number {
       return cls(text, k) === WIDE ? ASK : k;
     }
   }
-  if (c === DIGIT) {
-    let n = 1;
-    while (n < 3 && cls(text, i + n) === DIGIT) n++;
-    if (n < 3 && cls(text, i + n) === WIDE) return ASK;
-    return i + n;
-  }
+  if (c === DIGIT) return digitsEnd(text, i);
   const p = punctEnd(text, i, false);
   if (p !== undefined) return p;
   if (c === SPACE || c === NEWLINE) return spaceEnd(text, i, false);
