@@ -40,6 +40,8 @@ export interface CompactOptions {
   inputBytes?: Uint8Array;
   query?: string;
   lang?: string;
+  /** Raw text only: the output of a failing run (non-zero exit), under the tool-error gates. */
+  isError?: boolean;
   tokenizer?: TokenizerName;
   /** Where originals go; null keeps cg to lossless components. */
   store: Store | null;
@@ -215,6 +217,7 @@ export async function compactText(input: string, options: CompactOptions): Promi
   const transcript = readTranscript(input, options.format ?? 'auto', {
     ...(options.command !== undefined ? { command: options.command } : {}),
     ...(options.inputBytes !== undefined ? { bytes: options.inputBytes } : {}),
+    ...(options.isError ? { isError: true } : {}),
   });
   const d = await decide(transcript, options);
   const changed = d.rewrites.size > 0 || d.edits.length > 0;

@@ -84,6 +84,13 @@ async function installed(host: Host, ctx: DoctorContext, home: string): Promise<
     // In the home directory the project's settings are the user's: one file, checked once.
     if (!existsSync(file) || found.some((f) => resolve(f.file) === resolve(file))) continue;
     const text = readFileSync(file, 'utf8');
+    if (host.ownFile) {
+      const command = host.ownFile.command(text);
+      const event = host.entries[0]?.event;
+      if (command !== undefined && event !== undefined)
+        found.push({ file, scope, commands: [{ event, command }], legacy: [] });
+      continue;
+    }
     const hooks = objectAt(await valueAt(text, ['hooks']));
     if (!hooks) continue;
     const commands: Installed['commands'] = [];

@@ -28,7 +28,7 @@ import { dirname } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { unifiedDiff } from '../hosts/hook/diff.js';
 import { type Edit, installHooks, isEmptyDocument, uninstallHooks } from '../hosts/hook/settings.js';
-import type { Host, Place } from '../hosts/host.js';
+import type { Host, OwnFile, Place } from '../hosts/host.js';
 import { HOSTS, hostNamed } from '../hosts/index.js';
 import { HOST_NAMES } from '../hosts/names.js';
 import { makeDirsSync } from '../make-dirs.js';
@@ -101,6 +101,18 @@ export function entriesOf(host: Host, invocation: string, extra: readonly string
   }));
 }
 
+/** A host whose hook is a whole file of cg's (OpenCode's plugin): written whole, removed whole. */
+function ownFileEdit(own: OwnFile, before: string | undefined, uninstall: boolean, invocation: string): Edit {
+  if (before !== undefined && own.command(before) === undefined)
+    return { ok: false, reason: 'this file was not written by cg: it is left as it is' };
+  if (uninstall)
+    return before === undefined
+      ? { ok: true, text: '', changed: false }
+      : { ok: true, text: '', changed: true };
+  const text = own.text(invocation);
+  return { ok: true, text, changed: text !== before };
+}
+
 async function edit(
   host: Host,
   before: string | undefined,
@@ -108,6 +120,7 @@ async function edit(
   invocation: string,
   extra: readonly string[],
 ): Promise<Edit> {
+  if (host.ownFile) return ownFileEdit(host.ownFile, before, !!flags.uninstall, invocation);
   const events = [...host.entries.map((e) => e.event), ...host.legacyEvents];
   const result = flags.uninstall
     ? await uninstallHooks(before, events)
@@ -177,8 +190,7 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
   const removeFile =
     flags.uninstall &&
     before !== undefined &&
-    (await isEmptyDocument(result.text)) &&
-    backups(file).length === 0;
+    (host.ownFile !== undefined || ((await isEmptyDocument(result.text)) && backups(file).length === 0));
   if (flags.dryRun) {
     ctx.out(
       unifiedDiff(
@@ -196,7 +208,8 @@ export async function initCommand(target: string, flags: InitFlags, ctx: InitCon
     ctx.out(`cg: removed ${file} (cg had created it, and nothing else is left in it)\n`);
     return 0;
   }
-  const backup = writeWithBackup(file, before, result.text);
+  // A file wholly cg's needs no backup (and one beside a plugin would sit in the host's plugin folder).
+  const backup = writeWithBackup(file, host.ownFile ? undefined : before, result.text);
   const saved = backup ? ` (previous file saved as ${backup})` : '';
   if (flags.uninstall) {
     ctx.out(`cg: removed ${what} from ${file}${saved}\n`);

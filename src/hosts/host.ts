@@ -28,6 +28,8 @@ export interface ModelText {
   lang?: string;
   /** The preset for this kind of output when the user's config names none. */
   preset?: string;
+  /** The command failed (non-zero exit): the tool-error gates keep it verbatim, or filter it keeping every failure line. */
+  isError?: boolean;
 }
 
 /** A tool output the host lets cg replace: the texts to compact and how to put them back. */
@@ -206,6 +208,11 @@ export interface Host {
   /** `cg init HOST --proxy`, for a host `cg proxy` serves. */
   proxyInit?: ProxyInit;
   proxyDoctor?: ProxyDoctor;
+  /**
+   * A host whose hook is a file of cg's own (OpenCode's plugin) rather than entries in a JSON
+   * settings file: `settingsFile` names that file, which init writes whole and uninstall removes.
+   */
+  ownFile?: OwnFile;
   /** The hook settings file for a scope (a JSON document with a top-level "hooks" object). */
   settingsFile(scope: Scope, env: NodeJS.ProcessEnv, cwd: string, home: string): string;
   /** What cg installs. */
@@ -229,6 +236,14 @@ export interface Host {
   agentEnv: readonly string[];
   /** The command line that registers cg's MCP server with the host; `cg` is how to run cg. */
   mcpAdd(cg: string): string;
+}
+
+/** A hook that is one whole file cg writes (a plugin), never a file of the user's. */
+export interface OwnFile {
+  /** The file's text, running cg as `invocation` (absolute, shell-quoted). */
+  text(invocation: string): string;
+  /** The `cg hook` command a file of cg's runs, or undefined when the file is not one cg wrote. */
+  command(text: string): string | undefined;
 }
 
 /** Whether a tool name is one a shape covers. */

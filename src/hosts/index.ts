@@ -9,12 +9,13 @@ import { CODEX } from './codex/host.js';
 import { GEMINI } from './gemini/host.js';
 import type { Host } from './host.js';
 import type { HostLimit } from './limits.js';
-import { OPENCODE, type WrapOnlyHost } from './opencode/index.js';
+import { OPENCODE } from './opencode/host.js';
+import type { WrapOnlyHost } from './wrap.js';
 
-export const HOSTS: readonly Host[] = [CLAUDE, CODEX, GEMINI];
+export const HOSTS: readonly Host[] = [CLAUDE, CODEX, GEMINI, OPENCODE];
 
 /** Hosts cg reaches by `cg wrap` only (no hook of cg's there): doctor says which door does. */
-export const WRAP_ONLY_HOSTS: readonly WrapOnlyHost[] = [OPENCODE];
+export const WRAP_ONLY_HOSTS: readonly WrapOnlyHost[] = [];
 
 export function hostNamed(name: string): Host | undefined {
   return HOSTS.find((h) => h.name === name);

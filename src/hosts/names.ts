@@ -3,18 +3,15 @@
  * choices without loading any host's tables (start-up path). The tables are in index.ts.
  */
 
-export const HOST_NAMES = ['claude', 'codex', 'gemini'] as const;
+export const HOST_NAMES = ['claude', 'codex', 'gemini', 'opencode'] as const;
 
 export type HostName = (typeof HOST_NAMES)[number];
 
-/**
- * Hosts cg reaches through `cg wrap` only: OpenCode's plugin hooks do fire and can replace a
- * tool's output (checked on 1.18.33), but cg installs no plugin there yet, so it is no hook host.
- */
-export const WRAP_ONLY_HOST_NAMES = ['opencode'] as const;
+/** Hosts cg reaches through `cg wrap` only (none now: OpenCode got its plugin hook). */
+export const WRAP_ONLY_HOST_NAMES: readonly string[] = [];
 
 /** Any host cg knows, by any door. */
-export type AnyHostName = HostName | (typeof WRAP_ONLY_HOST_NAMES)[number];
+export type AnyHostName = HostName;
 
 /** "claude, codex or gemini" — the names as a sentence, for help texts. */
 export function hostNamesSentence(extra: readonly string[] = []): string {

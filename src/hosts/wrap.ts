@@ -53,3 +53,12 @@ export const nonEmpty = (v: string | undefined) =>
 
 /** A word as the shell reads it back, quoted only when it must be. */
 export const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`);
+
+/** A host cg reaches by `cg wrap` only: its wrap row, and for `cg doctor` which door reaches it. */
+export interface WrapOnlyHost {
+  name: string;
+  title: string;
+  wrap: WrapHost;
+  /** Which door reaches the host and what is not built, one line. */
+  doors: string;
+}

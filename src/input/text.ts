@@ -12,7 +12,7 @@ export function readText(raw: string, opts: ReadOptions): Transcript {
     id: TEXT_ID,
     text: raw,
     rewritable: true,
-    isError: false,
+    isError: opts.isError === true,
     messageIndex: 0,
   };
   if (opts.command !== undefined) output.command = opts.command;

@@ -150,4 +150,6 @@ export interface ReadOptions {
   path?: string;
   /** The raw input's UTF-8 bytes, when the caller has them (handed on to a text output). */
   bytes?: Uint8Array;
+  /** Raw text that is a failing run's output (a hook that knows the exit code): the tool-error gates apply. */
+  isError?: boolean;
 }

@@ -93,6 +93,7 @@ async function compactEach(
       // A shell output gets no more than the host's own cut of it would show (src/hosts/limits.ts).
       ...(t.command !== undefined && o.host !== undefined ? { host: o.host } : {}),
       ...(t.lang !== undefined ? { lang: t.lang } : {}),
+      ...(t.isError ? { isError: true } : {}),
       onEvent: (e) => events.push(e),
     });
     if (filters.error) {
