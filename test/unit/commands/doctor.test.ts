@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { doctorReport, renderDoctor } from '../../../src/commands/doctor.js';
 import { STORE_CONFIG_DEFAULTS } from '../../../src/config.js';
+import { pluginText } from '../../../src/hosts/opencode/plugin.js';
 import { openStore } from '../../../src/store/open.js';
 import { tempDir } from '../../helpers.js';
 
@@ -87,12 +88,24 @@ describe('doctor on what the hooks cannot reach', () => {
     expect(report.hosts.find((h) => h.host === 'codex')!.checks).toEqual([]);
   });
 
-  it('says that OpenCode is reached through cg wrap only, its plugin hook not yet installed by cg', async () => {
-    const report = await installed().run();
-    const opencode = report.wrapOnly.find((w) => w.host === 'opencode');
-    expect(opencode?.detail).toMatch(/no cg hook.*`cg wrap opencode`/);
-    expect(renderDoctor(report)).toMatch(/^OpenCode: no cg hook/m);
-    // A note, not a check: it sits beside the hosts' checks, never among them.
-    expect(report.hosts.some((h) => h.checks.some((c) => c.detail === opencode?.detail))).toBe(false);
+  it("finds cg's OpenCode plugin, probes the command it runs, and says what the plugin cannot reach", async () => {
+    const d = installed();
+    const plugins = join(d.home, 'config', 'opencode', 'plugins');
+    mkdirSync(plugins, { recursive: true });
+    writeFileSync(join(plugins, 'cg.js'), pluginText("'/usr/bin/node' '/opt/cg/bin/cg.js'"));
+    // Another plugin of the user's is no cg hook.
+    writeFileSync(join(plugins, 'other.js'), 'export const Other = async () => ({});\n');
+    const report = await d.run();
+    const opencode = report.hosts.find((h) => h.title === 'OpenCode')!;
+    expect(opencode.installed).toBe(true);
+    const probe = opencode.checks.find((c) => c.command !== undefined);
+    expect(probe?.command).toBe("'/usr/bin/node' '/opt/cg/bin/cg.js' hook opencode");
+    expect(probe?.file).toBe(join(plugins, 'cg.js'));
+    // The fake round trip answers {}: no output for the plugin to set.
+    expect(probe?.status).toBe('fail');
+    expect(opencode.checks.find((c) => c.status === 'warn')?.detail).toMatch(
+      /bash outputs only.*`cg wrap opencode`/,
+    );
+    expect(report.wrapOnly).toEqual([]);
   });
 });
