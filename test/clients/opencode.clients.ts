@@ -1,18 +1,23 @@
 /**
- * `cg wrap opencode` with the real OpenCode (clients.json) against the scripted Anthropic server.
+ * `cg wrap opencode` and cg's plugin hook (`cg init opencode`) with the real OpenCode (clients.json)
+ * against the scripted Anthropic server.
  * The user's own opencode.json points OpenCode's anthropic provider at the model server, so the
  * session run twice — as OpenCode runs it, then through cg wrap — shows that cg wrap forwards where
  * OpenCode would have gone and that its inline config wins over the file for this run. The model
  * asks for one bash command with a long output, then answers; the tool result in the last request
  * is what the model read: compacted through the proxy, with a marker that expands to exactly what
  * OpenCode sent without cg; the exit code and the config file are what OpenCode alone leaves.
+ * The third run is plain `opencode run` with cg's plugin installed: the plugin's hook compacts the
+ * same output in OpenCode itself, and `cg init opencode --uninstall` leaves its plugins folder as
+ * the user had it.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentText, type FakeModel, startFakeModel } from './fake-model.js';
 import {
   CG,
+  cg,
   client,
   countTokens,
   expand,
@@ -40,11 +45,19 @@ interface Session {
   ran: Spawned;
   /** The tool results of the last main request: what the model read. */
   results: string[];
+  /** OpenCode's global plugins folder. */
+  plugins: string;
 }
 
-/** One OpenCode session in a fresh world, run as `opencode run …` or through `cg wrap opencode`. */
-async function session(wrapped: boolean): Promise<Session> {
-  const world = makeWorld(wrapped ? 'opencode-wrap-' : 'opencode-raw-');
+/** A plugin of the user's own, beside which cg's is installed and removed. */
+const USER_PLUGIN = 'export const Mine = async () => ({});\n';
+
+type Door = 'none' | 'wrap' | 'plugin';
+
+/** One OpenCode session in a fresh world: `opencode run …`, through `cg wrap opencode`, or with cg's plugin. */
+async function session(door: Door): Promise<Session> {
+  const wrapped = door === 'wrap';
+  const world = makeWorld(`opencode-${door}-`);
   writeFileSync(join(world.work, 'app.log'), log());
   const model = await startFakeModel('anthropic', (step) =>
     step === 0 ? { name: 'bash', input: { command: 'cat app.log', description: 'read the log' } } : undefined,
@@ -60,6 +73,13 @@ async function session(wrapped: boolean): Promise<Session> {
     2,
   )}\n`;
   writeFileSync(configFile, configText);
+  const plugins = join(dirname(configFile), 'plugins');
+  mkdirSync(plugins);
+  writeFileSync(join(plugins, 'mine.js'), USER_PLUGIN);
+  if (door === 'plugin') {
+    const init = cg(world, ['init', 'opencode']);
+    if (init.code !== 0) throw new Error(`cg init opencode: ${init.stderr}`);
+  }
   const bin = client('opencode').bin!;
   const args = ['run', '--model', 'anthropic/claude-sonnet-4-5', 'Read the log.'];
   const ran = await run(
@@ -87,7 +107,7 @@ async function session(wrapped: boolean): Promise<Session> {
           .map((b) => contentText(b.content))
       : [],
   );
-  return { world, model, configFile, ran, results };
+  return { world, model, configFile, ran, results, plugins };
 }
 
 describe.skipIf(skip !== undefined)(
@@ -95,14 +115,17 @@ describe.skipIf(skip !== undefined)(
   () => {
     let raw: Session;
     let wrapped: Session;
+    let plugged: Session;
 
     beforeAll(async () => {
-      raw = await session(false);
-      wrapped = await session(true);
+      raw = await session('none');
+      wrapped = await session('wrap');
+      plugged = await session('plugin');
     });
     afterAll(async () => {
       await raw?.model.close();
       await wrapped?.model.close();
+      await plugged?.model.close();
     });
 
     it('runs the session through the proxy with the exit code OpenCode has alone, the config file untouched', () => {
@@ -129,6 +152,30 @@ describe.skipIf(skip !== undefined)(
       const keys = markersIn(seen!);
       expect(keys.length).toBeGreaterThan(0);
       for (const key of keys) expect(expand(wrapped.world, key)).toBe(before);
+    });
+
+    it("compacts the bash output in OpenCode itself through cg's plugin, its marker expanding to what OpenCode sent alone", async () => {
+      expect(plugged.ran.code, plugged.ran.stderr.slice(-2000)).toBe(raw.ran.code);
+      expect(plugged.results).toHaveLength(1);
+      const [before] = raw.results;
+      const [seen] = plugged.results;
+      const tokensBefore = await countTokens([before!]);
+      const tokensSeen = await countTokens([seen!]);
+      console.log(
+        `cg init opencode (plugin): the bash output ${tokensBefore} tokens alone, ${tokensSeen} as the model read it`,
+      );
+      expect(tokensSeen).toBeLessThan(tokensBefore / 2);
+      const keys = markersIn(seen!);
+      expect(keys.length).toBeGreaterThan(0);
+      for (const key of keys) expect(expand(plugged.world, key)).toBe(before);
+    });
+
+    it('cg init opencode --uninstall leaves the plugins folder as the user had it', () => {
+      expect(readdirSync(plugged.plugins).sort()).toEqual(['cg.js', 'mine.js']);
+      const removed = cg(plugged.world, ['init', 'opencode', '--uninstall']);
+      expect(removed.code, removed.stderr).toBe(0);
+      expect(readdirSync(plugged.plugins)).toEqual(['mine.js']);
+      expect(readFileSync(join(plugged.plugins, 'mine.js'), 'utf8')).toBe(USER_PLUGIN);
     });
   },
 );
