@@ -89,7 +89,7 @@ export const AGENT_COMMANDS: readonly CommandRow[] = [
   {
     name: 'hook',
     description:
-      "an agent host's hook: reads the hook JSON on stdin; replaces tool output (claude, gemini) or wraps shell commands in cg run (codex)",
+      "an agent host's hook: reads the hook JSON on stdin; replaces tool output (claude, gemini, opencode) or wraps shell commands in cg run (codex)",
     arguments: [
       {
         spec: '<host>',
@@ -121,8 +121,8 @@ export const AGENT_COMMANDS: readonly CommandRow[] = [
       },
     ],
     options: [
-      { flags: '--global', description: 'user-wide settings (~/.claude, ~/.codex, ~/.gemini; the default)' },
-      { flags: '--project', description: "this project's settings (./.claude, ./.codex, ./.gemini)" },
+      { flags: '--global', description: 'user-wide settings (~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode; the default)' },
+      { flags: '--project', description: "this project's settings (./.claude, ./.codex, ./.gemini, ./.opencode)" },
       { flags: '--dry-run', description: 'print the change as a diff; write nothing' },
       { flags: '--uninstall', description: "remove cg's hook, leaving everything else as it was" },
       {
