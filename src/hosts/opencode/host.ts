@@ -30,7 +30,7 @@ export const OPENCODE: Host = {
   hook: {
     [EVENT]: replaceOutput(async () => (await import('./tools.js')).OPENCODE_TOOLS),
   },
-  // Its own requests name `opencode/VERSION` in the user-agent (seen in the binary: `"User-Agent":`opencode/${b}``); not yet checked on its provider calls.
+  // Its requests name `opencode/VERSION` in the user-agent (the binary; cg proxy attributed the client suite's provider calls to it).
   sentRequest: (header) => /^opencode\//i.test(header('user-agent') ?? ''),
   wrap: OPENCODE_WRAP,
   instructionsFile: 'AGENTS.md',

@@ -189,4 +189,36 @@ describe('cg hook opencode', () => {
     expect(await w.answer(seq(3000), { exit: 1, truncated: false })).toBeUndefined();
     expect(await w.answer(seq(3000), { truncated: false })).toBeUndefined();
   });
+
+  it('shortens a failing pytest run through the filter proven to keep every failure line', async () => {
+    const w = hookWorld();
+    const run = [
+      '============================= test session starts ==============================',
+      'collecting ... collected 400 items',
+      '',
+      ...Array.from(
+        { length: 400 },
+        (_, i) =>
+          `tests/test_math.py::test_case_${i} ${i === 137 ? 'FAILED' : 'PASSED'} [${String(Math.floor(((i + 1) * 100) / 400)).padStart(3)}%]`,
+      ),
+      '',
+      '=================================== FAILURES ===================================',
+      '________________________________ test_case_137 _________________________________',
+      '',
+      '    def test_case_137():',
+      '>       assert add(2, 2) == 5',
+      'E       assert 4 == 5',
+      '',
+      'tests/test_math.py:412: AssertionError',
+      '=========================== short test summary info ============================',
+      'FAILED tests/test_math.py::test_case_137 - assert 4 == 5',
+      '======================== 1 failed, 399 passed in 0.84s =========================',
+      '',
+    ].join('\n');
+    const shown = await w.answer(run, { exit: 1, truncated: false }, 'pytest -v');
+    expect(shown!.length).toBeLessThan(run.length / 5);
+    for (const line of run.split('\n').filter((l) => /FAILED|^E |AssertionError|1 failed/.test(l)))
+      expect(shown).toContain(line);
+    expect(await w.expand(shown!)).toBe(run);
+  });
 });
