@@ -1,8 +1,9 @@
 /**
- * `cg hook claude|codex|gemini [--mcp-tool NAME]`: the agent host's hook. Reads one hook payload on
+ * `cg hook claude|codex|gemini|opencode [--mcp-tool NAME]`: the agent host's hook. Reads one hook payload on
  * stdin and answers on stdout, by the payload's event:
  *
- *   - Claude Code PostToolUse, Gemini CLI AfterTool: the tool already ran as approved; the answer
+ *   - Claude Code PostToolUse, Gemini CLI AfterTool, OpenCode's tool.execute.after (sent by cg's
+ *     plugin, hosts/opencode/plugin.ts): the tool already ran as approved; the answer
  *     replaces its output with the compacted one (hosts/hook/output.ts, the host tables in src/hosts/).
  *   - Codex PreToolUse: Codex offers no output replacement, so a shell command that Codex's own
  *     policy runs without asking is rewritten to go through `cg run` (hosts/hook/rewrite.ts, hosts/codex/).

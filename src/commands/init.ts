@@ -1,5 +1,5 @@
 /**
- * `cg init claude|codex|gemini [--global|--project] [--dry-run] [--uninstall]` puts cg's hook into
+ * `cg init claude|codex|gemini|opencode [--global|--project] [--dry-run] [--uninstall]` puts cg's hook into
  * an agent host's settings (the file, event and matcher come from the host's table in src/hosts/),
  * or takes it out. Every byte of the file outside cg's entries stays as the user wrote it
 ^ * (hosts/hook/settings.ts); an older cg's entry (Claude Code's PreToolUse rewrite) is migrated in the
@@ -9,6 +9,9 @@
  * its hook hands output back through; Claude Code: marker hints naming a registered cg_expand). A changed file is written atomically after the previous one is copied to a new
  * FILE.cg-backup (never over an older backup: .1, .2, … follow). `--uninstall` of a file cg created
  * removes it when nothing else is left. --dry-run prints the unified diff and writes nothing.
+ *
+ * A host whose hook is a whole file of cg's (OpenCode's plugin, Host.ownFile) gets that file written
+ * whole, without a backup, and removed on uninstall; a file of that name cg did not write is left alone.
  *
  * `cg init agents-md` prints a paragraph for AGENTS.md / CLAUDE.md that tells an agent what
  * `<<cg:KEY>>` markers are and how to get the original back.

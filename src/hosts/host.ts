@@ -2,7 +2,7 @@
  * What cg knows about one agent host, as data (STYLE: "the language table is data"): where its
  * hook settings live, which hook entries cg installs there, which hook events it answers and how,
  * how `cg init`, `cg doctor`, `cg wrap`, `cg proxy` and `cg stats` deal with it, and what the host
- * itself shows of a long output. One folder per host (claude/, codex/, gemini/) fills this in, its
+ * itself shows of a long output. One folder per host (claude/, codex/, gemini/, opencode/) fills this in, its
  * host.ts the row of the table in index.ts; adding a host is one folder and one row. A row is
  * loaded on every start-up that needs a host's limits or name, so what is heavy (tool shapes,
  * policy engines, doctor probes) sits behind an import() in the row's functions. Nothing here does

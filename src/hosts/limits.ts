@@ -1,7 +1,7 @@
 /**
  * What an agent host itself shows the model of a long shell command output: the shape of those
  * limits (each host's figures, read in its pinned package with where each comes from, are in its
- * folder: claude/limits.ts, codex/limits.ts, gemini/limits.ts) and the functions over them.
+ * folder: claude/limits.ts, codex/limits.ts, gemini/limits.ts, opencode/limits.ts) and the functions over them.
  * `cg stats` measures savings against them (src/stats/hosts.ts) and the pipeline's host gate
  * (src/pipeline/host-cap.ts) never hands a host more: where cg replaces such an output, the
  * replacement is no more tokens than what the host would have shown of the original (DESIGN §1.9).
