@@ -121,8 +121,14 @@ export const AGENT_COMMANDS: readonly CommandRow[] = [
       },
     ],
     options: [
-      { flags: '--global', description: 'user-wide settings (~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode; the default)' },
-      { flags: '--project', description: "this project's settings (./.claude, ./.codex, ./.gemini, ./.opencode)" },
+      {
+        flags: '--global',
+        description: 'user-wide settings (~/.claude, ~/.codex, ~/.gemini, ~/.config/opencode; the default)',
+      },
+      {
+        flags: '--project',
+        description: "this project's settings (./.claude, ./.codex, ./.gemini, ./.opencode)",
+      },
       { flags: '--dry-run', description: 'print the change as a diff; write nothing' },
       { flags: '--uninstall', description: "remove cg's hook, leaving everything else as it was" },
       {

@@ -21,7 +21,9 @@ function setup() {
     env: { HOME: home, PATH: '' },
     cwd,
     invocation: CG,
-    out: (s: string) => void (out += s),
+    out: (s: string) => {
+      out += s;
+    },
     err() {},
   };
   const run = async (flags: InitFlags = {}, env: NodeJS.ProcessEnv = {}) => {
