@@ -7,7 +7,7 @@
  * tool-error gates. `cg wrap opencode` (wrap.ts) points its anthropic provider at a loopback
  * `cg proxy` for one run and reaches every tool. What OpenCode itself shows of a long output: limits.ts.
  */
-import { stringAt } from '../hook/payload.js';
+import { stringAt } from '../../json/payload.js';
 import { replaceOutput } from '../hook/replace.js';
 import type { Host } from '../host.js';
 import { OPENCODE_LIMIT } from './limits.js';

@@ -8,7 +8,7 @@
  * tool-error gates (verbatim, or only a filter proven to keep every failure line). Other tools
  * (read, grep, glob) answer in shapes of their own and are left to `cg wrap opencode`.
  */
-import { isObject, stringAt } from '../hook/payload.js';
+import { objectAt, stringAt } from '../../json/payload.js';
 import type { Replaceable, ToolShape } from '../host.js';
 
 /** Where OpenCode appends its note on a timed-out or aborted command. */
@@ -18,7 +18,7 @@ const BASH: ToolShape = {
   tools: ['bash'],
   read(response, input, files): Replaceable | undefined {
     const shown = stringAt(response, 'output');
-    const meta = isObject(response) && isObject(response.metadata) ? response.metadata : {};
+    const meta = objectAt(response, 'metadata') ?? {};
     if (shown === undefined) return undefined;
     const at = shown.indexOf(METADATA);
     const trailer = at >= 0 ? shown.slice(at) : '';

@@ -35,7 +35,7 @@ describe('cg completion', () => {
     const specs = commandSpecs(program);
     expect(specs.map((s) => s.path)).toEqual(['cg', ...commands.map((c) => `cg ${c}`)]);
     const init = specs.find((s) => s.path === 'cg init')!;
-    expect(init.argChoices).toEqual(['claude', 'codex', 'gemini', 'agents-md']);
+    expect(init.argChoices).toEqual(['claude', 'codex', 'gemini', 'opencode', 'agents-md']);
     expect(init.options.flatMap((o) => o.flags)).toEqual(
       expect.arrayContaining(['--global', '--project', '--dry-run', '--uninstall', '--help']),
     );
