@@ -85,12 +85,17 @@ export function baselineLine(hosts: readonly (string | undefined)[], netOfModel 
   if (known.length === 0) full = 'vs raw output: no agent host recorded (CG_HOST, see cg stats --help)';
   else if (known.length === 1 && !raw) full = `${what}, ${known[0]!.shows}`;
   else full = `${what}${raw ? '; raw where no host is recorded' : ''}`;
-  if (!netOfModel) return full;
   const else_ = raw ? ', else raw' : '';
+  // Every host at once (four names) leaves no room for the longer wording.
+  if (!netOfModel) return [...full].length <= 80 ? full : `${what}${else_}`;
   const briefer =
     known.length === 0
       ? ['vs raw output (no agent host recorded)']
-      : [`${what}${else_}`, `vs host: ${names}${else_}`];
+      : [
+          `${what}${else_}`,
+          `vs host: ${names}${else_}`,
+          `vs host: what each of the ${known.length} hosts shows${else_}`,
+        ];
   const fits = [full, ...briefer].find((l) => [...l].length + NET_OF_MODEL.length <= 80);
   return (fits ?? briefer[briefer.length - 1]!) + NET_OF_MODEL;
 }

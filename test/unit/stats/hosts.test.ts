@@ -101,7 +101,7 @@ describe('the line saying what the figures are measured against', () => {
     }
     expect(baselineLine(['claude-code'], true)).toMatch(/^vs host: .*Claude Code/);
     expect(baselineLine([...names, undefined], true)).toBe(
-      "vs host: Claude Code, Codex, Gemini CLI, else raw · net of cg's own model calls",
+      "vs host: what each of the 4 hosts shows, else raw · net of cg's own model calls",
     );
   });
 });
