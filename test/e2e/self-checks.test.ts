@@ -73,7 +73,12 @@ describe('cg doctor is not a use of cg', () => {
       }),
     );
     expect(claude.checks).toContainEqual(expect.objectContaining({ status: 'unknown' }));
-    expect(report.hosts.map((h: { host: string }) => h.host)).toEqual(['claude', 'codex', 'gemini', 'opencode']);
+    expect(report.hosts.map((h: { host: string }) => h.host)).toEqual([
+      'claude',
+      'codex',
+      'gemini',
+      'opencode',
+    ]);
     expect(filesUnder(u.storeDir)).toEqual([]);
   });
 });

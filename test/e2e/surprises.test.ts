@@ -193,7 +193,10 @@ describe('a mistyped name', () => {
       ['init', 'claud'],
       'init: unknown target "claud" (did you mean claude?) (expected claude, codex, gemini, opencode, agents-md)',
     ],
-    [['hook', 'gemni'], 'hook: unknown host "gemni" (did you mean gemini?) (expected claude, codex, gemini, opencode)'],
+    [
+      ['hook', 'gemni'],
+      'hook: unknown host "gemni" (did you mean gemini?) (expected claude, codex, gemini, opencode)',
+    ],
     [['completion', 'zhs'], 'completion: unknown shell "zhs" (did you mean zsh?) (expected bash, zsh, fish)'],
     [
       ['store', 'inf'],
