@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { doctorReport, renderDoctor } from '../../../src/commands/doctor.js';
+import { doctorReport } from '../../../src/commands/doctor.js';
 import { STORE_CONFIG_DEFAULTS } from '../../../src/config.js';
 import { pluginText } from '../../../src/hosts/opencode/plugin.js';
 import { openStore } from '../../../src/store/open.js';
