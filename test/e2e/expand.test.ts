@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers.js';
 import { cg, cgAsync } from './run-cg.js';
-import { stash } from './stash-originals.js';
+import { expectExpandsMarkers, stash } from './stash-originals.js';
 
 describe('cg expand on piped text', () => {
   it('expands every marker in the text and ignores the words around them, "cg:" included', () => {
@@ -33,14 +33,7 @@ describe('cg expand on piped text', () => {
   });
 
   it('expands 2,000 markers piped in, each key once, in the order they first appear', async () => {
-    const store = tempDir();
-    const originals = Array.from({ length: 2_000 }, (_, i) => `original ${i}\n`);
-    const keys = stash(store, originals);
-    const input = keys.map((k, i) => `line ${i}: <<cg:${k}>> [full output: cg expand ${k}]\n`).join('');
-    const r = await cgAsync(['expand'], { input: input + input.slice(0, 1000), storeDir: store });
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.out).toBe(keys.map((k, i) => `=== cg expand ${k} ===\n${originals[i]}`).join(''));
+    await expectExpandsMarkers(tempDir(), 2_000);
   });
 });
 
