@@ -17,6 +17,14 @@ export interface HostLimit {
   unit: 'chars' | 'bytes';
   /** Past `inline`: what is kept, in `unit`; `atNewline`: the head ends at a newline past half. */
   keep: { head: number; tail: number; atNewline?: boolean };
+  /**
+   * The host also shows at most this many lines (counted as its split on '\n' counts them, so a
+   * final newline opens one more), whatever the size: past it, or past `inline`, the tail is kept
+   * in whole lines from the end — at most `lines` of them and `keep.tail` bytes — and only a last
+   * line longer than that alone is cut, on a character boundary (OpenCode's shell tool). A host
+   * with `lines` keeps no head and counts bytes.
+   */
+  lines?: number;
   /** Sources of the figures above. */
   source: string;
   /** The text the model gets for an output past `inline`, from what is kept of it. */
@@ -32,7 +40,9 @@ export interface Kept {
 
 /** Whether the host shows less than the whole of a text (known) or of `bytes` bytes of text. */
 export function hostCaps(host: HostLimit, text: string | undefined, bytes: number): boolean {
-  if (text === undefined) return bytes > host.inline; // a char is at least a byte: past in bytes may still fit in chars
+  // A char is at least a byte: past in bytes may still fit in chars; and lines need the text.
+  if (text === undefined) return bytes > host.inline;
+  if (host.lines !== undefined && splitCount(text) > host.lines) return true;
   return (host.unit === 'chars' ? text.length : bytes) > host.inline;
 }
 
@@ -43,11 +53,43 @@ export function hostView(host: HostLimit, text: string): string {
     const tail = host.keep.tail > 0 ? text.slice(text.length - host.keep.tail) : '';
     return host.frame({ head: headOf(host, text.slice(0, host.keep.head)), tail, text });
   }
+  if (host.lines !== undefined) return tailLinesView(host, host.lines, text);
   const buf = Buffer.from(text, 'utf8');
   if (buf.length <= host.inline) return text;
   const head = headOf(host, utf8Prefix(buf, host.keep.head));
   const tail = utf8Suffix(buf, host.keep.tail);
   return host.frame({ head, tail, text });
+}
+
+/** The view of a host that keeps whole lines of the tail (`HostLimit.lines`). */
+function tailLinesView(host: HostLimit, maxLines: number, text: string): string {
+  if (splitCount(text) <= maxLines && Buffer.byteLength(text, 'utf8') <= host.inline) return text;
+  const kept: string[] = [];
+  let bytes = 0;
+  // [start, end) is one piece of the split, taken from the last; a piece ends at the text's end or
+  // at the newline after it.
+  let end = text.length;
+  while (kept.length < maxLines) {
+    const start = end === 0 ? 0 : text.lastIndexOf('\n', end - 1) + 1;
+    const line = text.slice(start, end);
+    const size = Buffer.byteLength(line, 'utf8') + (kept.length > 0 ? 1 : 0);
+    if (bytes + size > host.keep.tail) {
+      if (kept.length === 0) kept.push(utf8Suffix(Buffer.from(line, 'utf8'), host.keep.tail));
+      break;
+    }
+    kept.push(line);
+    bytes += size;
+    if (start === 0) break;
+    end = start - 1;
+  }
+  return host.frame({ head: '', tail: kept.reverse().join('\n'), text });
+}
+
+/** How many pieces `text.split('\n')` makes, without making them. */
+function splitCount(text: string): number {
+  let n = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n++;
+  return n;
 }
 
 /** The kept head, cut back to its last newline when the host does so and that is past half. */

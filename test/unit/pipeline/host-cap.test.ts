@@ -6,7 +6,8 @@ import { hasFailureSignal } from '../../../src/dsl/failure-lines.js';
 import { compactText } from '../../../src/engine.js';
 import { CLAUDE_LIMIT } from '../../../src/hosts/claude/limits.js';
 import { CODEX_LIMIT } from '../../../src/hosts/codex/limits.js';
-import { hostView } from '../../../src/hosts/limits.js';
+import { hostCaps, hostView } from '../../../src/hosts/limits.js';
+import { OPENCODE_LIMIT } from '../../../src/hosts/opencode/limits.js';
 import { fitLines } from '../../../src/text/fit-lines.js';
 import { createTokens } from '../../../src/tokens.js';
 import { MemoryStore } from '../../memory-store.js';
@@ -119,5 +120,20 @@ describe('the host gate in the pipeline', () => {
     });
     expect(await count(codex.output)).toBeLessThanOrEqual(await count(hostView(CODEX_LIMIT, log)));
     expect(await count(codex.output)).toBeGreaterThan(await count(claude.output));
+  });
+
+  it('holds an output of many short lines to OpenCode’s 2,000-line view, though it is under its byte cap', async () => {
+    const listing = Array.from({ length: 2_500 }, (_, i) => `./src/m${i % 40}/f${i}.ts`).join('\n');
+    expect(Buffer.byteLength(listing)).toBeLessThan(OPENCODE_LIMIT.inline);
+    expect(hostCaps(OPENCODE_LIMIT, listing, Buffer.byteLength(listing))).toBe(true);
+    const r = await compactText(listing, {
+      components: 'format',
+      store: new MemoryStore(),
+      tokens,
+      command: 'find . -name "*.ts"',
+      host: 'opencode',
+    });
+    expect(r.events.some((e) => e.component === 'host_cap' && e.action === 'rewrite')).toBe(true);
+    expect(await count(r.output)).toBeLessThanOrEqual(await count(hostView(OPENCODE_LIMIT, listing)));
   });
 });

@@ -4,6 +4,34 @@ import { baselineLine, HOSTS, hostCaps, hostModel, hostView, resolveHost } from 
 const claude = hostModel('claude-code')!;
 const codex = hostModel('codex')!;
 const gemini = hostModel('gemini')!;
+const opencode = hostModel('opencode')!;
+
+/**
+ * OpenCode 1.18.33's own cut of a shell output (its bundled `es(output, maxLines, maxBytes)`, read in
+ * the binary and written out here): the reference the model in src/hosts is checked against.
+ */
+function openCodeCut(o: string, e: number, r: number): { text: string; cut: boolean } {
+  const t = o.split('\n');
+  if (t.length <= e && Buffer.byteLength(o, 'utf-8') <= r) return { text: o, cut: false };
+  const i: string[] = [];
+  let n = 0;
+  for (let y = t.length - 1; y >= 0 && i.length < e; y--) {
+    const u = Buffer.byteLength(t[y]!, 'utf-8') + (i.length > 0 ? 1 : 0);
+    if (n + u > r) {
+      if (i.length === 0) {
+        const m = Buffer.from(t[y]!, 'utf-8');
+        let l = m.length - r;
+        if (l < 0) l = 0;
+        while (l < m.length && (m[l]! & 192) === 128) l++;
+        i.unshift(m.subarray(l).toString('utf-8'));
+      }
+      break;
+    }
+    i.unshift(t[y]!);
+    n += u;
+  }
+  return { text: i.join('\n'), cut: true };
+}
 
 function lines(n: number, width = 9): string {
   let s = '';
@@ -69,6 +97,42 @@ describe("what a host shows of a command's output", () => {
     expect(view).toContain(`\n${'h'.repeat(8_000)}\n\n... [10,000 characters omitted] ...\n\n`);
     expect(view.endsWith(`${'m'.repeat(22_000)}${'t'.repeat(10_000)}`)).toBe(true);
     expect(view).not.toContain('h'.repeat(8_001));
+  });
+
+  it('OpenCode cuts past 2,000 lines even when small, and past 51,200 bytes, to the last whole lines', () => {
+    const many = lines(2_000); // 20,000 bytes, but 2,001 pieces: OpenCode cuts it
+    expect(hostCaps(opencode, many, many.length)).toBe(true);
+    expect(hostCaps(opencode, lines(1_999), 19_990)).toBe(false);
+    const view = hostView(opencode, many);
+    expect(view).toMatch(/^\.\.\.output truncated\.\.\.\n\nFull output saved to: \S+\n\n000000001\n/);
+    expect(view.endsWith('000001999\n')).toBe(true);
+    const wide = lines(6_000, 19); // 120,000 bytes: 2,560 lines of 20 bytes fit 51,200, 2,000 lines first
+    expect(hostView(opencode, wide).split('\n').length).toBe(2_000 + 4);
+  });
+
+  it("OpenCode's view is its own cut of the output, on every shape", () => {
+    const long = (n: number, c: string) => c.repeat(n);
+    const cases = [
+      '',
+      'one line',
+      'ends\n',
+      '\n\n\n',
+      lines(2_000),
+      lines(1_999),
+      lines(2_001, 0),
+      lines(10_000, 30),
+      `${lines(100)}${long(60_000, 'x')}`,
+      `${long(60_000, 'y')}\n`,
+      `head\n${long(30_000, '€')}`, // one 90,000-byte last line: its tail, on a character boundary
+      `${long(25_000, 'é')}\n${long(25_000, 'a')}\n${long(1_000, 'b')}`,
+    ];
+    for (const text of cases) {
+      const ref = openCodeCut(text, 2_000, 51_200);
+      expect(hostCaps(opencode, text, Buffer.byteLength(text))).toBe(ref.cut);
+      const view = hostView(opencode, text);
+      if (!ref.cut) expect(view).toBe(text);
+      else expect(view.slice(view.indexOf('\n\n', view.indexOf('saved to: ')) + 2)).toBe(ref.text);
+    }
   });
 
   it('a host view of a text with no known text is decided on bytes alone', () => {
