@@ -149,6 +149,16 @@ export async function doctorCommand(ctx: DoctorContext & { json?: boolean }): Pr
   return report.ok ? 0 : 1;
 }
 
+/** A hook's answer: undefined for none, a JSON value, or a problem's text when it is not JSON. */
+function parsedAnswer(stdout: string): unknown {
+  if (stdout.trim() === '') return undefined;
+  try {
+    return JSON.parse(stdout);
+  } catch {
+    return { notJson: stdout.slice(0, 80) };
+  }
+}
+
 export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
   const home = ctx.env.HOME || homedir();
   const exec = ctx.exec ?? sh;
@@ -189,11 +199,24 @@ export async function doctorReport(ctx: DoctorContext): Promise<DoctorReport> {
             `${inst.file}: an older cg entry under ${event} that no longer acts: run cg init ${host.name}${inst.scope === 'project' ? ' --project' : ''} to migrate it`,
           );
         }
-        // One round trip per hook command: the same command under two events answers the same.
+        // One round trip per hook command and kind of call: the same command under two events
+        // answers the same, except under an event the host has a probe of its own for.
         const byCommand = new Map<string, string[]>();
         for (const { event, command } of inst.commands)
           byCommand.set(command, [...(byCommand.get(command) ?? []), event]);
-        for (const [command, events] of byCommand) {
+        for (const [command, installedUnder] of byCommand) {
+          const own = (host.eventProbes ?? []).filter((p) => installedUnder.includes(p.event));
+          const events = installedUnder.filter((e) => !own.some((p) => p.event === e));
+          for (const probe of own) {
+            const e = exec(command, JSON.stringify(probe.payload), sandbox.env);
+            const trouble = e.code !== 0 ? `exited ${e.code}` : probe.check(parsedAnswer(e.stdout));
+            say(
+              trouble === undefined,
+              `${inst.file} (${probe.event}): ${command} ${trouble === undefined ? `takes a ${probe.event} call as ${host.title} expects (${e.ms} ms)` : `on a ${probe.event} call: ${trouble}`}`,
+              { file: inst.file, event: probe.event, events: [probe.event], command, ms: e.ms },
+            );
+          }
+          if (events.length === 0) continue;
           const r = exec(command, JSON.stringify(host.probe.payload), sandbox.env);
           let answer: unknown;
           try {

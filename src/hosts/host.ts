@@ -101,6 +101,11 @@ export interface DoctorProbe {
   check(answer: unknown): string | undefined;
 }
 
+/** A round trip for one more event: its payload, and whether the answer (or none) is right. */
+export interface EventProbe extends DoctorProbe {
+  event: string;
+}
+
 /**
  * What a hook handler gets besides the payload: where the agent works, cg's options for the
  * model's view, and the seams tests substitute (filters, the host's own rules, how cg is named).
@@ -221,6 +226,12 @@ export interface Host {
   legacyEvents: readonly string[];
   version: HostVersion;
   probe: DoctorProbe;
+  /**
+   * Round trips for the other events cg's command is installed under, each run when the command
+   * is: a payload of that event, and a check that also gets `undefined` when the hook answered
+   * nothing (it left the call alone).
+   */
+  eventProbes?: readonly EventProbe[];
   /** What to tell the user after installing (trust steps, where to check). */
   afterInstall: readonly string[];
   /**

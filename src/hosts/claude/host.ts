@@ -87,6 +87,31 @@ export const CLAUDE: Host = {
       return stdout.includes('<<cg:') ? undefined : 'the replaced output carries no marker';
     },
   },
+  // The PreToolUse door rewrites only under Claude Code's own process, whose rules it reads: run by
+  // doctor it leaves the call alone, and the check is that it does so cleanly (or, inside Claude
+  // Code, that a rewrite it makes has the shape Claude Code takes).
+  eventProbes: [
+    {
+      event: 'PreToolUse',
+      payload: {
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'seq 1 3000' },
+        permission_mode: 'default',
+      },
+      check(answer) {
+        if (answer === undefined) return undefined;
+        const out = objectAt(answer, 'hookSpecificOutput');
+        if (stringAt(out, 'hookEventName') !== 'PreToolUse')
+          return 'the answer names no PreToolUse hookEventName';
+        if (stringAt(out, 'permissionDecision') !== 'allow')
+          return 'a rewrite without permissionDecision "allow" would make Claude Code ask';
+        return stringAt(out, 'updatedInput', 'command') === undefined
+          ? 'the answer has no updatedInput.command'
+          : undefined;
+      },
+    },
+  ],
   afterInstall: [
     'it applies to Claude Code sessions started from now on; check it with /hooks',
     'failing commands (non-zero exit) are compacted only where your permission rules allow them outright (the PreToolUse hook runs them through `cg run`); others reach the model unchanged; `cg wrap claude` reaches them all',

@@ -109,3 +109,65 @@ describe('doctor on what the hooks cannot reach', () => {
     expect(report.wrapOnly).toEqual([]);
   });
 });
+
+describe("doctor's round trip per event", () => {
+  /** A home with cg's command under PostToolUse and PreToolUse, and a doctor answering with `answer`. */
+  function bothEvents(answer: (input: string) => { code: number; stdout: string }) {
+    const home = tempDir('cg-doctor-unit-');
+    made.push(home);
+    mkdirSync(join(home, '.claude'));
+    const entry = (matcher: string) => [{ matcher, hooks: [{ type: 'command', command: 'cg hook claude' }] }];
+    writeFileSync(
+      join(home, '.claude', 'settings.json'),
+      JSON.stringify({ hooks: { PostToolUse: entry('Bash'), PreToolUse: entry('Bash') } }),
+    );
+    const inputs: string[] = [];
+    return {
+      inputs,
+      report: doctorReport({
+        env: { HOME: home, XDG_CONFIG_HOME: join(home, 'config'), CG_STORE_DIR: join(home, 'store') },
+        cwd: home,
+        out: () => undefined,
+        exec: (_command, input) => {
+          inputs.push(input);
+          return { ...answer(input), ms: 1 };
+        },
+        version: () => undefined,
+        proxyChecks: async () => [],
+      }),
+    };
+  }
+  const postAnswer = JSON.stringify({
+    hookSpecificOutput: {
+      hookEventName: 'PostToolUse',
+      updatedToolOutput: { stdout: '1\n<<cg:0123456789abcdef>>' },
+    },
+  });
+  const pre = (input: string) => JSON.parse(input).hook_event_name === 'PreToolUse';
+
+  it('sends a PreToolUse payload too, and takes no answer (the call left alone) as right', async () => {
+    const d = bothEvents((input) => ({ code: 0, stdout: pre(input) ? '' : postAnswer }));
+    const claude = (await d.report).hosts.find((h) => h.host === 'claude')!;
+    expect(d.inputs.map((i) => JSON.parse(i).hook_event_name).sort()).toEqual(['PostToolUse', 'PreToolUse']);
+    const line = claude.checks.find((c) => c.event === 'PreToolUse')!;
+    expect(line.status).toBe('ok');
+    expect(line.detail).toContain('takes a PreToolUse call as Claude Code expects');
+  });
+
+  it('fails a PreToolUse answer Claude Code would not take, and a hook that crashes on one', async () => {
+    const noAllow = JSON.stringify({
+      hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput: { command: 'cg run -- seq 1 3000' } },
+    });
+    const d = bothEvents((input) => ({ code: 0, stdout: pre(input) ? noAllow : postAnswer }));
+    const r = await d.report;
+    expect(r.ok).toBe(false);
+    const line = r.hosts.find((h) => h.host === 'claude')!.checks.find((c) => c.event === 'PreToolUse')!;
+    expect(line.status).toBe('fail');
+    expect(line.detail).toMatch(/on a PreToolUse call: a rewrite without permissionDecision "allow"/);
+    const crash = bothEvents((input) =>
+      pre(input) ? { code: 1, stdout: '' } : { code: 0, stdout: postAnswer },
+    );
+    const c = (await crash.report).hosts.find((h) => h.host === 'claude')!.checks;
+    expect(c.find((x) => x.event === 'PreToolUse')?.detail).toMatch(/on a PreToolUse call: exited 1$/);
+  });
+});
