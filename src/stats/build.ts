@@ -1,12 +1,13 @@
 /**
  * One stats report from the ledger: settle pending records (so counts are exact), read every ledger
- * file through the filters, aggregate. Shared by `cg stats` and the MCP server's `cg_stats`.
+ * file through the filters (going on from the last report's checkpoint, read-cache.ts), aggregate.
+ * Shared by `cg stats` and the MCP server's `cg_stats`.
  */
 
 import { Aggregator } from './aggregate.js';
 import type { LedgerLocation } from './paths.js';
 import { countBad, settlePending } from './pending.js';
-import { readLedger } from './read.js';
+import { readWithCheckpoint } from './read-cache.js';
 import type { StatsReport } from './report.js';
 
 export interface ReportOptions {
@@ -19,10 +20,10 @@ export async function buildReport(loc: LedgerLocation, opts: ReportOptions): Pro
   const { since, session } = opts;
   const settled = await settlePending(loc);
   const agg = new Aggregator();
-  const read = await readLedger(
+  const read = await readWithCheckpoint(
     loc,
     { ...(since !== undefined ? { since } : {}), ...(session !== undefined ? { session } : {}) },
-    agg.add,
+    agg,
   );
   return agg.finish({
     top: opts.top,
