@@ -4,7 +4,6 @@
  * Shared by `cg stats` and the MCP server's `cg_stats`.
  */
 
-import { Aggregator } from './aggregate.js';
 import type { LedgerLocation } from './paths.js';
 import { countBad, settlePending } from './pending.js';
 import { readWithCheckpoint } from './read-cache.js';
@@ -19,12 +18,10 @@ export interface ReportOptions {
 export async function buildReport(loc: LedgerLocation, opts: ReportOptions): Promise<StatsReport> {
   const { since, session } = opts;
   const settled = await settlePending(loc);
-  const agg = new Aggregator();
-  const read = await readWithCheckpoint(
-    loc,
-    { ...(since !== undefined ? { since } : {}), ...(session !== undefined ? { session } : {}) },
-    agg,
-  );
+  const { agg, counts: read } = await readWithCheckpoint(loc, {
+    ...(since !== undefined ? { since } : {}),
+    ...(session !== undefined ? { session } : {}),
+  });
   return agg.finish({
     top: opts.top,
     ...(since !== undefined ? { since } : {}),

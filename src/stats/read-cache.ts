@@ -44,14 +44,36 @@ interface Saved {
   tallies: Record<string, unknown>;
 }
 
-/** readLedger into `agg`, going on from this filter's checkpoint and leaving a new one. */
+/**
+ * readLedger into a new aggregator, going on from this filter's checkpoint and leaving a new one;
+ * a read that fails after it went on from a checkpoint (one that restored but does not hold up) is
+ * done again without it.
+ */
 export async function readWithCheckpoint(
   loc: LedgerLocation,
   filter: ReadFilter,
-  agg: Aggregator,
-): Promise<ReadCounts> {
+): Promise<{ agg: Aggregator; counts: ReadCounts }> {
   const cp = loc.checkpoint;
-  if (!cp || filter.since !== undefined) return readLedger(loc, filter, agg.add);
+  if (cp && filter.since === undefined) {
+    const agg = new Aggregator();
+    let resumed = false;
+    try {
+      return { agg, counts: await readOn(loc, cp, filter, agg, () => (resumed = true)) };
+    } catch (err) {
+      if (!resumed) throw err;
+    }
+  }
+  const agg = new Aggregator();
+  return { agg, counts: await readLedger(loc, filter, agg.add) };
+}
+
+async function readOn(
+  loc: LedgerLocation,
+  cp: Checkpointing,
+  filter: ReadFilter,
+  agg: Aggregator,
+  onResume: () => void,
+): Promise<ReadCounts> {
   const key = JSON.stringify({ session: filter.session ?? null });
   const file = join(cp.dir, `${createHash('sha1').update(key).digest('hex').slice(0, 16)}.v8`);
   const header = { format: FORMAT, version: versionOf(), shape: Aggregator.shape(), filter: key };
@@ -59,7 +81,10 @@ export async function readWithCheckpoint(
   let next: Buffer | undefined;
   const counts = await readLedger(loc, filter, agg.add, {
     from: saved?.read,
-    accepted: () => agg.restore(saved!.tallies),
+    accepted: () => {
+      onResume();
+      agg.restore(saved!.tallies);
+    },
     checkpoint: (read) => {
       if (unchanged(saved?.read, read) || bytesOf(read) < cp.minBytes) return;
       const tallies = agg.state();

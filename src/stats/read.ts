@@ -93,9 +93,11 @@ export async function readLedger(
       let carried = 0;
       for (;;) {
         if (carried === buf.length) {
-          // One line longer than a chunk is not something this format writes: drop it as bad.
+          // One line longer than a chunk is not something this format writes: drop it as bad (and
+          // offer no checkpoint past it, which might not end on a line of its own).
           counts.bad++;
           carried = 0;
+          offered = true;
         }
         const { bytesRead } = await fh.read(buf, carried, buf.length - carried, position);
         if (bytesRead === 0) break;
