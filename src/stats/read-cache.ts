@@ -17,7 +17,8 @@
  *     time zone (days are local: aggregate.ts dayBounds), else it is ignored;
  *   - it is written to a temporary name and renamed, so a reader sees a whole one or none, and only
  *     when the read moved past it; a ledger under minBytes gets none;
- *   - nothing here fails a report: a checkpoint that cannot be read, parsed or written is ignored.
+ *   - nothing here fails a report: a checkpoint that cannot be read, parsed or written is ignored,
+ *     and a read that fails after going on from one is done again from the start without it.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
