@@ -100,6 +100,7 @@ async function reset(loc: LedgerLocation, json: boolean): Promise<number> {
     // no pending directory: nothing to count
   }
   await rm(loc.pending, { recursive: true, force: true });
+  if (loc.checkpoint) await rm(loc.checkpoint.dir, { recursive: true, force: true });
   if (json) {
     await writeOut(
       `${JSON.stringify({ removed: { events: removed.lines, files: removed.files, bytes: removed.bytes, pending }, dir: loc.dir }, null, 2)}\n`,

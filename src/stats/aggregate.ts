@@ -37,6 +37,7 @@ import {
 } from './report.js';
 import { RequestTally } from './requests.js';
 import { F_CMD, F_TK, F_WHY, type ScannedLine } from './scanned-line.js';
+import { restoreTally, tallyShape, tallyState } from './tally-state.js';
 import { UNMATCHED_REASON } from './unfiltered.js';
 
 /** Commands remembered for matching in place: an agent runs a handful over and over. */
@@ -58,6 +59,19 @@ class Days {
     this.label = dayLabel(start);
     return this.label;
   }
+}
+
+/**
+ * Where the days of a state() begin and end in this time zone. Days are local: a state restored in
+ * a zone where its days have other bounds would count some lines on other days (read-cache.ts).
+ */
+export function dayBounds(state: Record<string, unknown>): string {
+  const out: number[] = [];
+  for (const day of (state.daily as Map<string, DayRow>).keys()) {
+    const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+    out.push(new Date(y, m - 1, d).getTime(), new Date(y, m - 1, d + 1).getTime());
+  }
+  return out.join(',');
 }
 
 export class Aggregator {
@@ -204,6 +218,21 @@ export class Aggregator {
       }
     }
   };
+
+  /** Everything tallied so far, as plain data for a checkpoint (read-cache.ts, tally-state.ts). */
+  state(): Record<string, unknown> {
+    return tallyState(this);
+  }
+
+  /** Goes on from a state() of an aggregator of the same shape (a fresh one, before any line). */
+  restore(state: Record<string, unknown>): void {
+    restoreTally(this, state);
+  }
+
+  /** The names of every field state() holds: a checkpoint of another shape is not restored. */
+  static shape(): string {
+    return tallyShape(new Aggregator());
+  }
 
   finish(opts: { top: number; since?: number; session?: string; ledger: LedgerInfo }): StatsReport {
     const model = this.model.finish();

@@ -1,12 +1,12 @@
 /**
  * One stats report from the ledger: settle pending records (so counts are exact), read every ledger
- * file through the filters, aggregate. Shared by `cg stats` and the MCP server's `cg_stats`.
+ * file through the filters (going on from the last report's checkpoint, read-cache.ts), aggregate.
+ * Shared by `cg stats` and the MCP server's `cg_stats`.
  */
 
-import { Aggregator } from './aggregate.js';
 import type { LedgerLocation } from './paths.js';
 import { countBad, settlePending } from './pending.js';
-import { readLedger } from './read.js';
+import { readWithCheckpoint } from './read-cache.js';
 import type { StatsReport } from './report.js';
 
 export interface ReportOptions {
@@ -18,12 +18,10 @@ export interface ReportOptions {
 export async function buildReport(loc: LedgerLocation, opts: ReportOptions): Promise<StatsReport> {
   const { since, session } = opts;
   const settled = await settlePending(loc);
-  const agg = new Aggregator();
-  const read = await readLedger(
-    loc,
-    { ...(since !== undefined ? { since } : {}), ...(session !== undefined ? { session } : {}) },
-    agg.add,
-  );
+  const { agg, counts: read } = await readWithCheckpoint(loc, {
+    ...(since !== undefined ? { since } : {}),
+    ...(session !== undefined ? { session } : {}),
+  });
   return agg.finish({
     top: opts.top,
     ...(since !== undefined ? { since } : {}),

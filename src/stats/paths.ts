@@ -4,10 +4,11 @@
  *   ledger.jsonl                      the live ledger, appended to by every cg process
  *   ledger.<stamp>.jsonl              rotated ledgers (read like the live one, oldest removed first)
  *   pending/<run>.pend                runs whose token counts are still to be made (see pending.ts)
+ *   stats-cache/<filter>.v8           checkpoints of what `cg stats` read (read-cache.ts)
  *
  * Limits come from the environment so tests and users can shrink or grow them without a config
  * file: CG_STATS_ROTATE_MB (16) and CG_STATS_KEEP (4 rotated files). `CG_STATS=0` (or off/false)
- * turns recording off altogether.
+ * turns recording off altogether; CG_STATS_CACHE=0 makes every report read the whole ledger.
  */
 import { join } from 'node:path';
 import { resolveStateDir, stateDirProblem } from '../state-dir.js';
@@ -23,7 +24,17 @@ export interface LedgerLocation {
   rotateBytes: number;
   /** How many rotated ledgers to keep. */
   keep: number;
+  /** Where reports keep their checkpoints, and the least ledger worth one; none: read it all. */
+  checkpoint?: Checkpointing;
 }
+
+export interface Checkpointing {
+  dir: string;
+  minBytes: number;
+}
+
+/** Below this a ledger reads in a few milliseconds: a checkpoint would cost more than it saves. */
+export const CHECKPOINT_MIN_BYTES = 1024 * 1024;
 
 const MB = 1024 * 1024;
 export const DEFAULT_ROTATE_MB = 16;
@@ -40,13 +51,20 @@ export function ledgerLocation(env: NodeJS.ProcessEnv = process.env): LedgerLoca
     pending: join(dir, 'pending'),
     rotateBytes: Math.max(1024, Math.round(positive(env.CG_STATS_ROTATE_MB, DEFAULT_ROTATE_MB) * MB)),
     keep: Math.max(1, Math.floor(positive(env.CG_STATS_KEEP, DEFAULT_KEEP))),
+    ...(off(env.CG_STATS_CACHE)
+      ? {}
+      : { checkpoint: { dir: join(dir, 'stats-cache'), minBytes: CHECKPOINT_MIN_BYTES } }),
   };
 }
 
 /** Whether this process should record anything at all (not when there is nowhere to record it). */
 export function statsEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = env.CG_STATS?.trim().toLowerCase();
-  return !(v === '0' || v === 'off' || v === 'false' || v === 'no') && stateDirProblem(env) === undefined;
+  return !off(env.CG_STATS) && stateDirProblem(env) === undefined;
+}
+
+function off(raw: string | undefined): boolean {
+  const v = raw?.trim().toLowerCase();
+  return v === '0' || v === 'off' || v === 'false' || v === 'no';
 }
 
 function positive(raw: string | undefined, fallback: number): number {

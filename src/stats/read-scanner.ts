@@ -90,13 +90,27 @@ export interface ReadCounts {
   duplicates: number;
 }
 
+/**
+ * What a scanner carries from line to line: the dedup of settled lines, for a checkpoint. The runs
+ * seen are one JSON text ([[run, count], …]): a checkpoint restores it as one string, and it is
+ * parsed only when a settled line comes (most reports that go on from a checkpoint see none).
+ */
+export interface ScannerState {
+  seenRuns: string;
+  curRun: string;
+  curCount: number;
+  duplicates: number;
+}
+
 export class Scanner {
   private readonly line = new Line();
   duplicates = 0;
   private buf: Buffer = Buffer.alloc(0);
   // Dedup of settled lines (d:1): per run id, how many of its lines have been seen. A copy of a run
   // appended twice arrives in index order each time, so an index below the count is a second copy.
-  private readonly seenRuns = new Map<string, number>();
+  private seenRuns = new Map<string, number>();
+  /** seenRuns as a checkpoint kept them, not parsed yet (seenRuns is empty until then). */
+  private seenText: string | undefined;
   private curRun = '';
   private curCount = 0;
   private rAt = -1;
@@ -105,6 +119,24 @@ export class Scanner {
   private idx = 0;
 
   constructor(private readonly filter: ReadFilter) {}
+
+  /** The state to go on from (restore). */
+  state(): ScannerState {
+    return {
+      seenRuns: this.seenText ?? JSON.stringify([...this.seenRuns]),
+      curRun: this.curRun,
+      curCount: this.curCount,
+      duplicates: this.duplicates,
+    };
+  }
+
+  restore(s: ScannerState): void {
+    this.seenRuns.clear();
+    this.seenText = s.seenRuns;
+    this.curRun = s.curRun;
+    this.curCount = s.curCount;
+    this.duplicates = s.duplicates;
+  }
 
   /** Scans buf[0, length), which ends with a newline. */
   scanChunk(
@@ -152,6 +184,10 @@ export class Scanner {
   }
 
   private isDuplicate(): boolean {
+    if (this.seenText !== undefined) {
+      this.seenRuns = new Map(JSON.parse(this.seenText) as [string, number][]);
+      this.seenText = undefined;
+    }
     // Lines of one run come together: compare with the current run's id before anything else.
     if (!this.line.is(this.rAt, this.rTo, this.curRun)) {
       if (this.curRun) this.seenRuns.set(this.curRun, this.curCount);

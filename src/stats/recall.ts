@@ -49,10 +49,21 @@ interface KeyEntry {
   estimated: number;
 }
 
+/** A tally's state for a checkpoint: its rows, and every key entry packed as ENTRY numbers. */
+export interface RecallState {
+  rows: RecallRow[];
+  keys: Float64Array;
+}
+
+/** hi, mid, lo, row index (-1: none yet), markers, requests, tokens, estimated. */
+const ENTRY = 8;
+
 export class RecallTally {
   private readonly rows: RecallRow[] = [];
   /** Keys by a small hash of all 16 digits (a Smi: fast to look up), then told apart exactly. */
   private readonly keys = new Map<number, KeyEntry[]>();
+  /** Key entries a checkpoint restored and no line has needed yet (then keys is empty). */
+  private packed: Float64Array | undefined;
 
   /** An ev rewrite line (only those with a key put a marker in front of the agent). */
   rewrite(l: ScannedLine): void {
@@ -74,16 +85,15 @@ export class RecallTally {
   }
 
   finish(): RecallRow[] {
-    for (const list of this.keys.values()) {
-      for (const x of list) {
-        const row = x.row;
-        // A key shown before the window, or stashed by something that is not a run, is nobody's.
-        if (!row || x.requests === 0) continue;
-        row.expands += x.requests;
-        row.recalled += Math.min(x.requests, x.markers);
-        row.tokensReturned += x.tokens;
-        row.tokensReturnedEstimated += x.estimated;
+    const k = this.packed;
+    if (k) {
+      for (let at = 0; at < k.length; at += ENTRY) {
+        const row = k[at + 3]! < 0 ? undefined : this.rows[k[at + 3]!];
+        joinKey(row, k[at + 4]!, k[at + 5]!, k[at + 6]!, k[at + 7]!);
       }
+    }
+    for (const list of this.keys.values()) {
+      for (const x of list) joinKey(x.row, x.markers, x.requests, x.tokens, x.estimated);
     }
     for (const row of this.rows) {
       row.recallRate = row.markers > 0 ? Math.round((row.recalled / row.markers) * 1000) / 10 : null;
@@ -98,6 +108,61 @@ export class RecallTally {
     );
   }
 
+  /**
+   * The rows and key entries (tally-state.ts): tens of thousands of keys as one typed array, which
+   * a checkpoint copies as bytes, not as an object each.
+   */
+  state(): RecallState {
+    if (this.packed) return { rows: this.rows, keys: this.packed };
+    let n = 0;
+    for (const list of this.keys.values()) n += list.length;
+    const keys = new Float64Array(n * ENTRY);
+    let at = 0;
+    for (const list of this.keys.values()) {
+      for (const x of list) {
+        keys[at] = x.hi;
+        keys[at + 1] = x.mid;
+        keys[at + 2] = x.lo;
+        keys[at + 3] = x.row ? this.rows.indexOf(x.row) : -1;
+        keys[at + 4] = x.markers;
+        keys[at + 5] = x.requests;
+        keys[at + 6] = x.tokens;
+        keys[at + 7] = x.estimated;
+        at += ENTRY;
+      }
+    }
+    return { rows: this.rows, keys };
+  }
+
+  /**
+   * Goes on from a state() (into a fresh tally). The entries stay packed until a line needs one:
+   * a report that reads nothing new joins them straight from the array.
+   */
+  restore(state: RecallState): void {
+    this.rows.length = 0;
+    this.rows.push(...state.rows);
+    this.keys.clear();
+    this.packed = state.keys;
+  }
+
+  /** The packed entries into the map, in the same order as they were packed. */
+  private unpack(k: Float64Array): void {
+    this.packed = undefined;
+    for (let at = 0; at < k.length; at += ENTRY) {
+      const row = k[at + 3]!;
+      this.bucket(k[at]!, k[at + 1]!, k[at + 2]!).push({
+        hi: k[at]!,
+        mid: k[at + 1]!,
+        lo: k[at + 2]!,
+        row: row < 0 ? undefined : this.rows[row],
+        markers: k[at + 4]!,
+        requests: k[at + 5]!,
+        tokens: k[at + 6]!,
+        estimated: k[at + 7]!,
+      });
+    }
+  }
+
   /** The line's key entry (made on first sight), or undefined for a line without a marker key. */
   private entry(l: ScannedLine): KeyEntry | undefined {
     if (l.lengthOf(F_K) !== 16) return undefined;
@@ -105,6 +170,16 @@ export class RecallTally {
     const mid = l.hex(F_K, 7, 7);
     const lo = l.hex(F_K, 14, 2);
     if (hi < 0 || mid < 0 || lo < 0) return undefined;
+    if (this.packed) this.unpack(this.packed);
+    const list = this.bucket(hi, mid, lo);
+    for (const x of list) if (x.hi === hi && x.mid === mid && x.lo === lo) return x;
+    const x: KeyEntry = { hi, mid, lo, row: undefined, markers: 0, requests: 0, tokens: 0, estimated: 0 };
+    list.push(x);
+    return x;
+  }
+
+  /** The entries of keys with this hash (made empty on first sight). */
+  private bucket(hi: number, mid: number, lo: number): KeyEntry[] {
     const h =
       (Math.imul(hi, 0x9e3779b1) ^ Math.imul(mid, 0x85ebca77) ^ Math.imul(lo, 0xc2b2ae3d)) & 0x3fffffff;
     let list = this.keys.get(h);
@@ -112,10 +187,7 @@ export class RecallTally {
       list = [];
       this.keys.set(h, list);
     }
-    for (const x of list) if (x.hi === hi && x.mid === mid && x.lo === lo) return x;
-    const x: KeyEntry = { hi, mid, lo, row: undefined, markers: 0, requests: 0, tokens: 0, estimated: 0 };
-    list.push(x);
-    return x;
+    return list;
   }
 
   private row(l: ScannedLine): RecallRow {
@@ -137,6 +209,22 @@ export class RecallTally {
     this.rows.push(row);
     return row;
   }
+}
+
+/** Adds one key's expands to the row that showed it, at most one recall per marker shown. */
+function joinKey(
+  row: RecallRow | undefined,
+  markers: number,
+  requests: number,
+  tokens: number,
+  estimated: number,
+) {
+  // A key shown before the window, or stashed by something that is not a run, is nobody's.
+  if (!row || requests === 0) return;
+  row.expands += requests;
+  row.recalled += Math.min(requests, markers);
+  row.tokensReturned += tokens;
+  row.tokensReturnedEstimated += estimated;
 }
 
 /** `cmdfilter/git-log`, or the component's name. */
