@@ -138,7 +138,10 @@ export async function benchProxy(sizes = [1000, 5000, 20000]) {
       const mb = whole.length / MB;
       // A small session first: modules (tokenizer, undici) load once per process, not per session.
       await post(proxy.port, Buffer.from(JSON.stringify(agentSession(20, { seed: 9, session: 'warm-up' }))));
-      // The fixed cost: the warmed proxy's RSS before the session (its peak so far beside it).
+      // The fixed cost: the warmed proxy's RSS before the session (its peak so far beside it), once
+      // it is idle — what it does while idle after start (src/proxy/warm-up.ts) is part of it.
+      await new Promise((r) => setTimeout(r, PAUSE_MS));
+      await idle(proxy.child.pid);
       const { rss: base, hwm: warmPeak } = memory(proxy.child.pid);
       // A model takes seconds to answer, and the proxy records stats once a response is done: the
       // pause (and waiting for the proxy to be idle) stands in for that time, so each turn is

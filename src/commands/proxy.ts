@@ -221,6 +221,8 @@ export async function proxyCommand(
     },
     ...(env[settings.tokenEnv] ? { token: env[settings.tokenEnv] } : {}),
     statsEnv: stateEnv,
+    // A first body's one-time costs (cold code, lazy loads) are paid while idle, not in a turn.
+    warmUp: true,
     // Observe mode stashes nothing, so its records carry their texts instead of store keys.
     onCompacted: (c) => record(c, config, stateEnv, flags.observe ? undefined : store?.dir),
   });

@@ -73,6 +73,11 @@ export interface ProxyOptions {
   token?: string;
   /** The ledger's environment for the expands the proxy serves (default env). */
   statsEnv?: NodeJS.ProcessEnv;
+  /**
+   * Pay a first body's one-time costs while idle after listening (warm-up.ts); `cg proxy` turns it
+   * on. Nothing it does reaches the store, the session records or the ledger.
+   */
+  warmUp?: boolean;
 }
 
 export interface RunningProxy {
@@ -168,7 +173,10 @@ export async function createProxy(
   };
   const log = opts.log;
   let draining = false;
+  let closed = false;
   let inFlight = 0;
+  /** When the last request began (the warm-up waits for a quiet moment). */
+  let lastBegan = 0;
 
   const answer = (res: ServerResponse, a: Answer) =>
     res
@@ -320,6 +328,7 @@ export async function createProxy(
   const server = createServer({ keepAlive: true }, (req, res) => {
     idle.begin();
     inFlight++;
+    lastBegan = performance.now();
     // Arrived on a kept-alive connection while draining: served, and the connection closed after.
     if (draining) res.setHeader('connection', 'close');
     let compacted = 0;
@@ -344,11 +353,30 @@ export async function createProxy(
 
   async function drain(): Promise<void> {
     draining = true;
+    closed = true;
     // Stops accepting and closes idle connections; the rest close after their responses.
     await new Promise<void>((closed) => server.close(() => closed()));
     await settledTurns();
     await closeDispatcher();
   }
+  /** The warm-up (warm-up.ts), loaded and run once the server listens; it never keeps the process alive. */
+  function startWarmUp(): void {
+    void import('./warm-up.js')
+      .then(({ warmUp }) =>
+        warmUp({
+          config: opts.config,
+          preset: opts.preset,
+          filters: opts.filters,
+          busy: () => inFlight > 0 || performance.now() - lastBegan < 50,
+          stopped: () => closed || draining,
+        }),
+      )
+      .then(
+        (steps) => log?.(`warm-up: ${steps} steps done`),
+        () => undefined,
+      );
+  }
+
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
     else socket.destroy();
@@ -370,10 +398,12 @@ export async function createProxy(
           server.off('error', reject);
           const a = server.address() as AddressInfo;
           const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+          if (opts.warmUp) startWarmUp();
           resolve({
             server,
             url: `http://${h}:${a.port}`,
             close: async () => {
+              closed = true;
               await new Promise<void>((r) => {
                 server.close(() => r());
                 server.closeAllConnections();

@@ -63,6 +63,8 @@ export interface TestProxyOptions {
   host?: string;
   /** A state directory of the test's own (a restarted proxy's), kept at close; default one removed at close. */
   stateDir?: string;
+  /** The idle warm-up (src/proxy/warm-up.ts), which `cg proxy` runs; off unless asked for. */
+  warmUp?: boolean;
 }
 
 export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProxy> {
@@ -106,6 +108,7 @@ export async function startTestProxy(o: TestProxyOptions = {}): Promise<TestProx
       ...o.retrieval,
     },
     ...(o.token !== undefined ? { token: o.token } : {}),
+    ...(o.warmUp ? { warmUp: true } : {}),
     onCompacted: (c) => {
       compacted.push(c);
     },
