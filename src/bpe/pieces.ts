@@ -7,8 +7,10 @@
  * The regex has no look-behind: the piece starting at a boundary depends only on the text from
  * there on, so pieces can be found one by one from any boundary. For a piece whose every examined
  * character is ASCII, the alternatives are decided here by character class (a transcription of the
- * regex, checked against it by a property test); wherever a non-ASCII character takes part (it may
- * be a letter, a mark, a digit or a space of any script), the regex itself decides that one piece,
+ * regex, checked against it by a property test), and so for the non-ASCII symbols and punctuation
+ * of PUNCT_RANGES, which the regex treats as it treats ASCII punctuation; wherever any other
+ * non-ASCII character takes part (it may be a letter, a mark, a digit or a space of any script), the
+ * regex itself decides that one piece,
  * run sticky at the boundary on the whole text. The regex always matches at a boundary: every
  * character is a letter, a digit, a space or something else, and each has an alternative.
  */
@@ -21,7 +23,7 @@ const DIGIT = 3;
 const NEWLINE = 4; // \r \n
 const SPACE = 5; // \t \v \f and ' ': whitespace that is not a newline
 const PUNCT = 6; // anything else ASCII: not a letter, digit or whitespace
-const WIDE = 7; // not ASCII: the regex decides
+const WIDE = 7; // not ASCII (and not in PUNCT_RANGES): the regex decides
 
 const CLASS = (() => {
   const t = new Uint8Array(128).fill(PUNCT);
@@ -33,10 +35,41 @@ const CLASS = (() => {
   return t;
 })();
 
+/**
+ * Non-ASCII characters that every alternative of both split regexes treats exactly as ASCII
+ * punctuation: symbols and punctuation (no letter, mark, digit, whitespace, nor an unassigned code
+ * point a later Unicode could make one), the ones cg itself writes among them (`×` and `…` in its
+ * folds, `→`, box drawing). Without them a compacted output's first `×` built the Unicode regex
+ * below, 10–30 ms of a hook call. Checked code point by code point against the regex's classes
+ * (test/unit/bpe/pieces.test.ts).
+ */
+export const PUNCT_RANGES: readonly (readonly [number, number])[] = [
+  [0xa1, 0xa9], // ¡ ¢ £ ¤ ¥ ¦ § ¨ ©
+  [0xab, 0xac], // « ¬
+  [0xae, 0xb1], // ® ¯ ° ±
+  [0xb4, 0xb4], // ´
+  [0xb6, 0xb8], // ¶ · ¸
+  [0xbb, 0xbb], // »
+  [0xbf, 0xbf], // ¿
+  [0xd7, 0xd7], // ×
+  [0xf7, 0xf7], // ÷
+  [0x2010, 0x2027], // dashes, quotes, bullets, … (not U+2028/2029: whitespace)
+  [0x2030, 0x205e], // ‰ ′ ‹ › ※ … (not U+205F: whitespace)
+  [0x2190, 0x23ff], // arrows, mathematical operators, technical symbols
+  [0x2500, 0x2775], // box drawing, blocks, shapes, symbols, dingbats (not the dingbat digits)
+  [0x2794, 0x27bf], // dingbats after the digits
+];
+
+const WIDE_CLASS = (() => {
+  const t = new Uint8Array(0x27c0).fill(WIDE);
+  for (const [a, b] of PUNCT_RANGES) t.fill(PUNCT, a, b + 1);
+  return t;
+})();
+
 function cls(text: string, i: number): number {
   if (i >= text.length) return END;
   const c = text.charCodeAt(i);
-  return c < 128 ? CLASS[c]! : WIDE;
+  return c < 128 ? CLASS[c]! : c < 0x27c0 ? WIDE_CLASS[c]! : WIDE;
 }
 
 /** Returned by the ASCII scanners when a non-ASCII character takes part: ask the regex. */

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
-import { isFixedBoundary, PieceScanner } from '../../../src/bpe/pieces.js';
+import { isFixedBoundary, PieceScanner, PUNCT_RANGES } from '../../../src/bpe/pieces.js';
 
 const ENCODINGS = [
   ['o200k', O200K_TOKEN_SPLIT_REGEX],
@@ -78,10 +78,45 @@ const PARTS = [
   '\u2028',
   'ǅ',
   'ʰ',
+  // Symbols and punctuation the scanner decides as it decides ASCII punctuation (PUNCT_RANGES).
+  '×',
+  '…',
+  '→',
+  '─',
+  '“',
+  '÷',
+  '•',
+  '✓',
+  '\u00aa',
+  '\u2776',
 ];
 const text = fc.array(fc.constantFrom(...PARTS), { maxLength: 40 }).map((p) => p.join(''));
 
 describe('the fast pre-split', () => {
+  it('treats as punctuation only assigned characters that are no letter, mark, digit or space', () => {
+    // What makes a character act as ASCII punctuation does in every alternative of both regexes;
+    // an unassigned code point is refused too, as a later Unicode may make it a letter.
+    const other = /[\p{L}\p{M}\p{N}\s\p{Cn}]/u;
+    for (const [from, to] of PUNCT_RANGES)
+      for (let c = from; c <= to; c++) expect(other.test(String.fromCharCode(c)), c.toString(16)).toBe(false);
+  });
+
+  it.each(ENCODINGS)('cuts text full of those symbols where %s split regex cuts it', (name, regex) => {
+    const scanner = new PieceScanner(name, regex);
+    const symbols = PUNCT_RANGES.flatMap(([from, to]) =>
+      Array.from({ length: to - from + 1 }, (_, i) => String.fromCharCode(from + i)),
+    );
+    const mixed = fc
+      .array(fc.oneof(fc.constantFrom(...symbols), fc.constantFrom(...PARTS)), { maxLength: 40 })
+      .map((p) => p.join(''));
+    fc.assert(
+      fc.property(mixed, (t) => {
+        expect(scannerEnds(t, scanner)).toEqual(regexEnds(t, regex));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it.each(ENCODINGS)('cuts every text where %s split regex cuts it', (name, regex) => {
     const scanner = new PieceScanner(name, regex);
     fc.assert(
