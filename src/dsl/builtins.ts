@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import { yamlFilesIn } from '../trust/project.js';
 import { compileFilter, patternsOf } from './compile.js';
+import { exactPrefilter } from './exact-prefilter.js';
 import { readFilterFile } from './parse.js';
 import { compileRegex, loadRe2, type Prefilter, prefilterOf, registerPrefilters } from './regex.js';
 import type { FilterDef, FilterSpec } from './schema.js';
@@ -54,13 +55,23 @@ export async function precompileBuiltins(dir: string, runTests = true): Promise<
       if (runTests) assertTestsPass(compiled);
       for (const [pattern, field] of patternsOf(def.spec)) {
         const site = { file: def.file, path: `filters.${def.spec.name}.${field}` };
-        prefilters[pattern] = prefilterOf(compileRegex(pattern, site));
+        prefilters[pattern] = strongest(prefilterOf(compileRegex(pattern, site)), exactPrefilter(pattern));
       }
       filters.push(def);
     }
   }
   registerPrefilters(prefilters);
   return { schema_version: 1, filters, prefilters };
+}
+
+/**
+ * Both necessary conditions, when both exist: re2js's own and the exact sets' (exact-prefilter.ts),
+ * which is the stronger one on most patterns but not on every one.
+ */
+function strongest(re2: Prefilter | null, exact: Prefilter | null | undefined): Prefilter | null {
+  if (exact === undefined || exact === null) return re2;
+  if (re2 === null || JSON.stringify(re2) === JSON.stringify(exact)) return exact;
+  return { and: [exact, re2] };
 }
 
 /** What start-up reads: each filter's spec without its tests, and its file. */

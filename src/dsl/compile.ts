@@ -86,6 +86,7 @@ export function compileFilter(def: FilterDef, opts: CompileOptions): CompiledFil
     matches: (s) =>
       (mayMatch(spec.match, s) && compileRegex(spec.match, site('match')).test(s)) ||
       (spec.shape !== undefined && hasShape(spec.shape, s)),
+    needsRegex: (s) => mayMatch(spec.match, s),
     run: (text, opts = {}) => runSpec(spec, site, text, opts.cap, lines(text, opts.memo)),
   };
 }

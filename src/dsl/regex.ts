@@ -23,6 +23,11 @@ export async function loadRe2(): Promise<void> {
   mod = await loading;
 }
 
+/** Whether loadRe2() has finished (for tests of when it is needed). */
+export function re2Loaded(): boolean {
+  return mod !== undefined;
+}
+
 export type Regex = RE2JS;
 
 const cache = new Map<string, Regex>();

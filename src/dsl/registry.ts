@@ -13,7 +13,7 @@
  * ~/.config/cg/filters/ under its own name to change it (`cg filters list` marks the override).
  *
  * Loading is lazy: createFilterSource() reads nothing until select() is first called, and re2js is
- * imported then too. Non-builtin files are validated fully at load — schema, every regex, every
+ * imported only once a pattern may match (its prefilter passes) or a filter is chosen. Non-builtin files are validated fully at load — schema, every regex, every
  * inline test — and any problem is a ConfigError naming the file and filter (exit 2). Every file is
  * read as a bounded regular file; project files are parsed from the very bytes their trust hash was
  * checked on.
@@ -157,10 +157,18 @@ export function compileLevel(
   return out.sort(byPriority);
 }
 
-/** Every filter of every source, validated, in selection order. */
-export async function loadFilters(opts: FilterSourceOptions, load: LoadOptions = {}): Promise<LoadedFilters> {
+/**
+ * Every filter of every source, validated, in selection order. re2js is loaded first, unless
+ * `regexNow` is false: then only if a file other than the builtins' is compiled (eagerly, to
+ * validate it); the builtins compile their patterns on first use.
+ */
+export async function loadFilters(
+  opts: FilterSourceOptions,
+  load: LoadOptions = {},
+  regexNow = true,
+): Promise<LoadedFilters> {
   const runTests = load.runTests ?? true;
-  await loadRe2();
+  if (regexNow) await loadRe2();
   const notes: string[] = [];
   const levels: { kind: FilterSourceKind; defs: FilterDef[] }[] = [];
   if (opts.filtersFile !== undefined) {
@@ -182,6 +190,7 @@ export async function loadFilters(opts: FilterSourceOptions, load: LoadOptions =
   const overridden: Override[] = [];
   const byName = new Map<string, CompiledFilter>();
   for (const level of levels) {
+    if (level.kind !== 'builtin' && level.defs.length > 0) await loadRe2();
     for (const f of compileLevel(level.defs, level.kind, runTests)) {
       const by = byName.get(f.name);
       if (by) {
@@ -196,8 +205,11 @@ export async function loadFilters(opts: FilterSourceOptions, load: LoadOptions =
 }
 
 export interface FilterRegistry extends FilterSource {
-  /** Loads (once) and returns every filter. */
-  load(): Promise<LoadedFilters>;
+  /**
+   * Loads (once) and returns every filter, with re2js loaded for them unless `regexNow` is false
+   * (select: only when a pattern may match).
+   */
+  load(regexNow?: boolean): Promise<LoadedFilters>;
   /** The load error, once loading failed: the CLI reports it (exit 2) after the run. */
   readonly error: ConfigError | undefined;
 }
@@ -216,8 +228,8 @@ export function createFilterSource(opts: FilterSourceOptions, load: LoadOptions 
     get error() {
       return error;
     },
-    load() {
-      loading ??= loadFilters(opts, load).then(
+    load(regexNow = true) {
+      loading ??= loadFilters(opts, load, false).then(
         (loaded) => {
           if (loaded.notes.length > 0) announceIgnored(loaded.project, opts.cwd, opts.onNote);
           return loaded;
@@ -227,11 +239,22 @@ export function createFilterSource(opts: FilterSourceOptions, load: LoadOptions 
           throw err;
         },
       );
-      return loading;
+      if (!regexNow) return loading;
+      return loading.then(async (loaded) => {
+        await loadRe2();
+        return loaded;
+      });
     },
     async select(command, text, options) {
-      const { filters } = await registry.load();
-      return selectFilter(filters, selectorFor(command, text), options?.exclude);
+      const { filters } = await registry.load(false);
+      const selector = selectorFor(command, text);
+      const exclude = options?.exclude ?? [];
+      // re2js (≈ 10 ms to load, as much again for a first pattern) only when a pattern may match;
+      // a filter chosen by its shape alone needs it too, for run().
+      if (filters.some((f) => !exclude.includes(f.name) && f.needsRegex(selector))) await loadRe2();
+      const chosen = selectFilter(filters, selector, exclude);
+      if (chosen) await loadRe2();
+      return chosen;
     },
   };
   return registry;

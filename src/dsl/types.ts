@@ -152,6 +152,11 @@ export interface CompiledFilter {
   source: string;
   /** Whether the selector picks this filter (RE2 semantics; compiled lazily on first use). */
   matches(selector: string): boolean;
+  /**
+   * False when matches(selector) can be answered without RE2: the match pattern's prefilter rules
+   * it out (regex.ts mayMatch), so no regex would be compiled or run for it.
+   */
+  needsRegex(selector: string): boolean;
   run(text: string, opts?: FilterRunOptions): FilterResult;
   tests: readonly FilterTest[];
   /** The filter's own YAML, for `cg filters show`. */

@@ -15,6 +15,7 @@ function fake(run: (t: string) => string, tests: FilterTest[]): CompiledFilter {
     sourceKind: 'user',
     source: 'f.yaml',
     matches: () => true,
+    needsRegex: () => true,
     run: (t) => ({ text: run(t), loss: 'whole' }),
     tests,
     yaml: '',

@@ -172,6 +172,7 @@ describe('the gates', () => {
       sourceKind: 'builtin',
       source: `${name}.yaml`,
       matches: () => true,
+      needsRegex: () => true,
       run: (text) => ({
         text: text
           .split('\n')
