@@ -16,6 +16,7 @@
  * event's note says so. A tool error cg did not rewrite stays verbatim (invariant 5): the host
  * shows its own cut of it.
  */
+import { now } from '../clock.js';
 import { type Component, MARKER_SLOT, type Outcome } from '../component.js';
 import { hasFailureSignal } from '../dsl/failure-lines.js';
 import { type HostLimit, hostCaps, hostView } from '../hosts/limits.js';
@@ -43,7 +44,7 @@ const HOST_CAP: Component = {
 export async function capToHost(run: Run, host: HostLimit): Promise<void> {
   for (const slot of run.slots) {
     if (!candidate(slot)) continue;
-    const started = performance.now();
+    const started = now();
     try {
       await capSlot(run, host, slot, started);
     } catch (err) {

@@ -27,6 +27,8 @@
  * Every component call is metered (model-meter.ts): what its model calls cost goes on the first
  * event that call produced, or on a '*' skip of its own when it produced none.
  */
+
+import { now } from '../clock.js';
 import type {
   Candidate,
   Component,
@@ -275,7 +277,7 @@ async function runOutputStage(
   const limit = limiter(width);
   const start = (r: (typeof runs)[number]) =>
     limit(() => {
-      r.started = performance.now();
+      r.started = now();
       return r.call();
     });
   const outcomes = width > 1 ? runs.map(start) : [];
@@ -294,7 +296,7 @@ async function runTranscriptStage(
   open: ReadonlyMap<Slot, OpenGate>,
   timeoutMs: number,
 ): Promise<void> {
-  const started = performance.now();
+  const started = now();
   // Every slot still in the body, in order: the settled ones' candidates as the partition holds
   // them, the live ones' made for this stage.
   const part = partitionOf(run);

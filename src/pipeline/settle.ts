@@ -4,6 +4,7 @@
  * already sent (flushed at the end of the run once the held rewrites are worth a batch), or
  * reported with why it was dropped. Every decision is one event.
  */
+import { now } from '../clock.js';
 import type { Component, Outcome } from '../component.js';
 import { byteLength } from '../tokens.js';
 import type { Guarded } from './component-calls.js';
@@ -96,7 +97,7 @@ function report(
   const bytes = byteLength(slot.current);
   emit(run, {
     ...base(component.name, slot.output.id, action, bytes, bytes, reason, slot.output),
-    ms: performance.now() - started,
+    ms: now() - started,
     ...extra,
   });
 }

@@ -5,6 +5,7 @@
  * exact input bytes are stashed before its marker is written, it is kept only when it has fewer
  * tokens than the span, and the outputs inside it are retired ("gone") for every later stage.
  */
+import { now } from '../clock.js';
 import { type Component, MARKER_SLOT, type ReplaceProposal, type RunContext } from '../component.js';
 import { judgeEdits } from '../input/cache-breakpoints.js';
 import { judgeReplace, type ReplaceVerdict, replacementMessage } from '../input/message-replace.js';
@@ -142,7 +143,7 @@ async function replaceMessages(component: Component, proposed: unknown, env: Edi
   if (isMemoEntry(p.remember)) env.ctx.memo?.set(p.remember.key, p.remember.value);
   if (original === undefined) return skip(`a ${t.format} body cannot have its messages replaced`);
   if (!(await env.canStash())) return skip('store not writable: lossy components are off');
-  const started = performance.now();
+  const started = now();
   const key = keyOf(original);
   const text = v.edit.text.replace(MARKER_SLOT, () => marker(key) + hint(template, key));
   const message = replacementMessage(text, t.format);
@@ -150,7 +151,7 @@ async function replaceMessages(component: Component, proposed: unknown, env: Edi
   const report = (action: EventAction, reason?: string, extra: Partial<PipelineEvent> = {}) =>
     emit({
       ...base(component.name, id, action, bytesIn, bytesIn, reason),
-      ms: performance.now() - started,
+      ms: now() - started,
       ...extra,
     });
   if (!(await env.tokens.fewer(message, original)))
