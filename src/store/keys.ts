@@ -5,7 +5,6 @@
 import type { Hash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { utf8Slices } from '../utf8-slices.js';
-import { sha256Key } from './sha256.js';
 
 // node:crypto costs ~7 ms to load; most runs (small outputs, nothing dropped) never hash at all.
 let cryptoModule: typeof import('node:crypto') | undefined;
@@ -28,24 +27,12 @@ function keyOfDigest(digest: Buffer): string {
   return digest.toString('hex', 0, 8);
 }
 
-/**
- * Below this many bytes (or UTF-16 units) an original is hashed in JavaScript (sha256.ts) while
- * node:crypto is not loaded: a compacting hook call hashes one 16 KB output, and loading the module
- * cost more than the hash. Larger inputs, or any once node:crypto is loaded, go to node:crypto.
- */
-const SMALL_HASH = 1 << 16;
-
 export function keyOf(data: string | Uint8Array): string {
-  if (typeof data === 'string') {
-    if (data.length < SMALL_HASH && cryptoModule === undefined) return sha256Key(Buffer.from(data, 'utf8'));
+  if (typeof data === 'string')
     return data.length < SLICED_MIN ? keyOfDigest(sha256().update(data).digest()) : slicedKeyOf(data);
-  }
   let key = byBuffer.get(data);
   if (key === undefined) {
-    key =
-      data.length < SMALL_HASH && cryptoModule === undefined
-        ? sha256Key(data)
-        : keyOfDigest(sha256().update(data).digest());
+    key = keyOfDigest(sha256().update(data).digest());
     byBuffer.set(data, key);
   }
   return key;
