@@ -61,6 +61,13 @@ function postToolUse(command, stdout) {
   };
 }
 
+/** A long `git status`: its filter matches, so a hook call on it loads and runs re2js. */
+function gitStatus() {
+  let out = 'On branch main\nChanges not staged for commit:\n  (use "git add <file>..." to update what will be committed)\n\n';
+  for (let i = 0; i < 80; i++) out += `\tmodified:   src/module-${i}/index.ts\n`;
+  return `${out}\nno changes added to commit (use "git add" and/or "git commit -a")\n`;
+}
+
 /** The training runs: [argv, stdin]; `KEY` is replaced by the key the stashing run printed. */
 function trainingRuns() {
   let lines = '';
@@ -72,6 +79,8 @@ function trainingRuns() {
     [['--version'], ''],
     [['run', '--', 'true'], ''],
     [['hook', 'claude'], JSON.stringify(postToolUse('seq 3000', lines.slice(0, lines.indexOf('3001\n'))))],
+    // A filter's pattern may match only here (re2js loads, and its cache, dist/re2js.cache, is made).
+    [['hook', 'claude'], JSON.stringify(postToolUse('git status', gitStatus()))],
     [['--help'], ''],
   ];
 }

@@ -5,7 +5,7 @@
  * the descriptor without Node's stream machinery.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers.js';
@@ -41,7 +41,8 @@ function run(bin: string, args: string[], input: string, env: Record<string, str
 function logHookPayload(): string {
   const log = Array.from(
     { length: 200 },
-    (_, i) => `2026-11-01T08:00:${i % 60} INFO [w-${i % 8}] id=${i * 7919}`,
+    // Seconds of two digits: `08:00:5 ` would read as grep's `path:line:` to the grep-hits shape.
+    (_, i) => `2026-11-01T08:00:${String(i % 60).padStart(2, '0')} INFO [w-${i % 8}] id=${i * 7919}`,
   );
   return JSON.stringify({
     session_id: 's',
@@ -52,6 +53,30 @@ function logHookPayload(): string {
     tool_response: { stdout: log.join('\n'), stderr: '', interrupted: false, isImage: false },
   });
 }
+/** A PostToolUse payload of a failing pytest -v run: a hook call a builtin filter is for (re2js loads). */
+function pytestHookPayload(): string {
+  const lines = [
+    '============================= test session starts ==============================',
+    'collected 120 items',
+    '',
+  ];
+  for (let i = 0; i < 120; i++)
+    lines.push(
+      `tests/test_calc.py::test_case_${i} ${i % 37 === 0 ? 'FAILED' : 'PASSED'}  [ ${Math.round((i / 120) * 100)}%]`,
+    );
+  lines.push('=========================== short test summary info ============================');
+  lines.push('FAILED tests/test_calc.py::test_case_0 - AssertionError: record 0 differs');
+  lines.push('========================= 4 failed, 116 passed in 0.31s =========================');
+  return JSON.stringify({
+    session_id: 's',
+    cwd: ROOT,
+    hook_event_name: 'PostToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'python3 -m pytest -v' },
+    tool_response: { stdout: lines.join('\n'), stderr: '', interrupted: false, isImage: false },
+  });
+}
+
 describe('start-up', () => {
   it('cg --version, cg expand KEY and cg run -- CMD start without loading commander', () => {
     const store = join(tempDir(), 'store');
@@ -107,15 +132,26 @@ describe('start-up', () => {
     expect(readdirSync(join(dir, 'state', 'pending')).some((n) => n.endsWith('.pend'))).toBe(true);
   });
 
-  it('a compacting hook call loads re2js (compiled by the launcher) and gpt-tokenizer through require, sparing the ES module loader', () => {
-    const payload = logHookPayload();
-    const r = traceLoads(['hook', 'claude'], payload);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).hookSpecificOutput.updatedToolOutput.stdout).toMatch(/<<cg:[0-9a-f]{16}>>/);
-    // re2js is compiled by the launcher with its own code cache (the test below), not by require.
-    expect(r.loaded).not.toContain('LOAD re2js');
-    expect(r.loaded).toContain('LOAD gpt-tokenizer/encodingParams/constants');
-    expect(r.loaded).not.toMatch(/LOAD file:.*node_modules/);
+  it('a compacting hook call loads gpt-tokenizer through require and re2js, when a filter may match, compiled by the launcher, sparing the ES module loader', () => {
+    // No filter is for a plain log: no pattern's prefilter passes, so re2js is not even loaded
+    // (a training run writes re2js.cache beside the bundle's cache only when it compiled re2js).
+    for (const [payload, re2] of [
+      [logHookPayload(), false],
+      [pytestHookPayload(), true],
+    ] as const) {
+      const out = join(tempDir(), 'cache');
+      expect(run(BIN, ['hook', 'claude'], payload, { CG_BUILD_CODE_CACHE: out }).code).toBe(0);
+      expect(existsSync(join(out, '..', 're2js.cache'))).toBe(re2);
+    }
+    for (const payload of [logHookPayload(), pytestHookPayload()]) {
+      const r = traceLoads(['hook', 'claude'], payload);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout).hookSpecificOutput.updatedToolOutput.stdout).toMatch(/<<cg:[0-9a-f]{16}>>/);
+      // re2js is compiled by the launcher with its own code cache (the test below), not by require.
+      expect(r.loaded).not.toContain('LOAD re2js');
+      expect(r.loaded).toContain('LOAD gpt-tokenizer/encodingParams/constants');
+      expect(r.loaded).not.toMatch(/LOAD file:.*node_modules/);
+    }
   });
 
   it('the launcher compiles the bundle from the code cache the build made, which V8 accepts', () => {
@@ -152,7 +188,7 @@ describe('start-up', () => {
   });
 
   it('re2js compiles from the code cache the build made for it; one for another release, a damaged one and none change nothing', () => {
-    const payload = logHookPayload();
+    const payload = pytestHookPayload();
     const pkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', 're2js', 'package.json'), 'utf8'));
     const length = readFileSync(join(ROOT, 'node_modules', 're2js', 'build', 'index.cjs'), 'utf8').length;
     const header = `re2js@${pkg.version}:${length}\n`;
