@@ -63,7 +63,8 @@ function postToolUse(command, stdout) {
 
 /** A long `git status`: its filter matches, so a hook call on it loads and runs re2js. */
 function gitStatus() {
-  let out = 'On branch main\nChanges not staged for commit:\n  (use "git add <file>..." to update what will be committed)\n\n';
+  let out =
+    'On branch main\nChanges not staged for commit:\n  (use "git add <file>..." to update what will be committed)\n\n';
   for (let i = 0; i < 80; i++) out += `\tmodified:   src/module-${i}/index.ts\n`;
   return `${out}\nno changes added to commit (use "git add" and/or "git commit -a")\n`;
 }
@@ -85,10 +86,26 @@ function trainingRuns() {
   ];
 }
 
-/** Writes `cacheFile` by running `bin` on each training run in a private home; throws on a failure. */
+/** The commands with a code cache of their own: bin/cg.js cacheKind, kept in step with it. */
+export const CACHE_KINDS = ['pipe', 'hook', 'expand', 'run', 'version'];
+function cacheKind(argv) {
+  const [first] = argv;
+  if (first === undefined) return 'pipe';
+  if (first === 'hook' || first === 'expand' || first === 'run') return first;
+  if (argv.length === 1 && (first === '--version' || first === '-V')) return 'version';
+  return undefined;
+}
+
+/**
+ * Writes `cacheFile` by running `bin` on each training run in a private home, then each command's
+ * own cache (`cacheFile` with `.cache` → `.<kind>.cache`) on its runs alone, each chain from no
+ * cache at all; throws on a failure.
+ */
 export function trainCodeCache(bin, cacheFile) {
   const work = mkdtempSync(join(tmpdir(), 'cg-code-cache-'));
+  const kindFile = (kind) => cacheFile.replace(/\.cache$/, `.${kind}.cache`);
   rmSync(cacheFile, { force: true });
+  for (const kind of CACHE_KINDS) rmSync(kindFile(kind), { force: true });
   try {
     const env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -96,18 +113,28 @@ export function trainCodeCache(bin, cacheFile) {
       XDG_CONFIG_HOME: join(work, 'config'),
       XDG_CACHE_HOME: join(work, 'cache'),
       XDG_STATE_HOME: join(work, 'state'),
-      CG_BUILD_CODE_CACHE: cacheFile,
     };
     let key;
-    for (const [argv, input] of trainingRuns()) {
+    const train = (argv, input, out) => {
       const args = argv.map((a) => (a === 'KEY' ? key : a));
-      const r = spawnSync(process.execPath, [bin, ...args], { input, env, cwd: work, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [bin, ...args], {
+        input,
+        env: { ...env, CG_BUILD_CODE_CACHE: out },
+        cwd: work,
+        encoding: 'utf8',
+      });
       if (r.status !== 0 || r.stderr.includes('code cache rejected')) {
         throw new Error(`code cache training: cg ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
       }
       key ??= /<<cg:([0-9a-f]{16})>>/.exec(r.stdout)?.[1];
-    }
+    };
+    for (const [argv, input] of trainingRuns()) train(argv, input, cacheFile);
     if (!key) throw new Error('code cache training: the stashing run printed no marker');
+    for (const [argv, input] of trainingRuns()) {
+      const kind = cacheKind(argv);
+      if (kind) train(argv, input, kindFile(kind));
+    }
+    for (const kind of CACHE_KINDS) readFileSync(kindFile(kind)); // each kind was trained
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

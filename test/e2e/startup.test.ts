@@ -154,36 +154,62 @@ describe('start-up', () => {
     }
   });
 
-  it('the launcher compiles the bundle from the code cache the build made, which V8 accepts', () => {
-    const out = join(tempDir(), 'cache');
-    // The build's own training knob: the launcher writes the cache back, and says if V8 refused it.
-    const r = run(BIN, [], 'hi\n', { CG_BUILD_CODE_CACHE: out });
-    expect(r).toMatchObject({ code: 0, out: 'hi\n', err: '' });
+  it('the launcher compiles the bundle from the code caches the build made, which V8 accepts', () => {
     const id = /^\/\*cg-bundle:([0-9a-f]{16})\*\//.exec(readFileSync(BUNDLE, 'latin1'))?.[1];
     expect(id).toBeDefined();
-    expect(readFileSync(out, 'latin1').startsWith(`${id}\n`)).toBe(true);
-    expect(readFileSync(`${BUNDLE}.cache`, 'latin1').startsWith(`${id}\n`)).toBe(true);
+    // The general cache, and each command's own (smaller: trained on that command alone).
+    const general = readFileSync(`${BUNDLE}.cache`);
+    const kinds: [string, string[], string][] = [
+      ['pipe', [], 'hi\n'],
+      ['version', ['--version'], ''],
+      ['run', ['run', '--', 'true'], ''],
+      ['hook', ['hook', 'claude'], logHookPayload()],
+      ['', ['--help'], ''],
+    ];
+    for (const [kind, args, input] of kinds) {
+      const file = kind ? `${BUNDLE}.${kind}.cache` : `${BUNDLE}.cache`;
+      const cache = readFileSync(file);
+      expect(cache.toString('latin1', 0, 17), file).toBe(`${id}\n`);
+      if (kind) expect(cache.length, file).toBeLessThan(general.length);
+      // The build's own training knob: the launcher reads the cache there and writes it back, and
+      // says if V8 refused it.
+      const out = join(tempDir(), 'cache');
+      writeFileSync(out, cache);
+      const r = run(BIN, args, input, { CG_BUILD_CODE_CACHE: out });
+      expect(r, file).toMatchObject({ code: 0, err: '' });
+      expect(readFileSync(out, 'latin1').startsWith(`${id}\n`)).toBe(true);
+    }
   });
 
   it('a code cache made for another bundle, a damaged one and none at all leave cg working the same', () => {
     const install = installCopy();
     const good = readFileSync(install.cache);
     const id = good.subarray(0, 17).toString('latin1');
-    const variants: [string, Buffer | undefined][] = [
-      ['another bundle', Buffer.concat([Buffer.from('0123456789abcdef\n'), good.subarray(17)])],
-      ['damaged', Buffer.concat([Buffer.from(id), Buffer.alloc(good.length - 17, 7)])],
-      ['missing', undefined],
+    // The general cache and the commands' own: each variant replaces all of them, or (kind
+    // missing) only the commands' own, which then fall back to the general one.
+    const dist = join(install.bin, '..', '..', 'dist');
+    const kindFiles = readdirSync(dist)
+      .filter((n) => /^cli\.cjs\.\w+\.cache$/.test(n))
+      .map((n) => join(dist, n));
+    expect(kindFiles.length).toBeGreaterThan(0);
+    const variants: [string, Buffer | undefined, boolean][] = [
+      ['another bundle', Buffer.concat([Buffer.from('0123456789abcdef\n'), good.subarray(17)]), true],
+      ['damaged', Buffer.concat([Buffer.from(id), Buffer.alloc(good.length - 17, 7)]), true],
+      ['kind missing', undefined, false],
+      ['missing', undefined, true],
     ];
-    for (const [name, cache] of variants) {
-      if (cache) writeFileSync(install.cache, cache);
-      else rmSync(install.cache);
+    for (const [name, cache, general] of variants) {
+      for (const file of general ? [install.cache, ...kindFiles] : kindFiles) {
+        if (cache) writeFileSync(file, cache);
+        else rmSync(file, { force: true });
+      }
       const pipe = run(install.bin, [], 'hi\n');
       expect(pipe, name).toMatchObject({ code: 0, out: 'hi\n', err: '' });
       expect(run(install.bin, ['--version'], '').code, name).toBe(0);
     }
     // V8 itself refuses the damaged one (the header matched): the launcher compiled the source.
-    writeFileSync(install.cache, Buffer.concat([Buffer.from(id), Buffer.alloc(good.length - 17, 7)]));
     const out = join(tempDir(), 'cache');
+    writeFileSync(out, Buffer.concat([Buffer.from(id), Buffer.alloc(good.length - 17, 7)]));
     expect(run(install.bin, [], 'hi\n', { CG_BUILD_CODE_CACHE: out }).err).toBe('cg: code cache rejected\n');
   });
 
