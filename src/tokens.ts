@@ -97,13 +97,12 @@ function loadCounter(name: TokenizerName): Promise<ExactCounter> {
 
 const scanners = new Map<TokenizerName, Promise<PieceScanner>>();
 
-/** The pre-split of the named encoding: its regex (a small module) and the fast scanner over it. */
+/** The pre-split of the named encoding: its regex (bpe/split-regex.ts) and the fast scanner over it. */
 function loadScanner(name: TokenizerName): Promise<PieceScanner> {
   let p = scanners.get(name);
   if (!p) {
-    p = Promise.all([import('gpt-tokenizer/encodingParams/constants'), import('./bpe/pieces.js')]).then(
-      ([m, { PieceScanner }]) =>
-        new PieceScanner(name, name === 'o200k' ? m.O200K_TOKEN_SPLIT_REGEX : m.CL100K_TOKEN_SPLIT_REGEX),
+    p = Promise.all([import('./bpe/split-regex.js'), import('./bpe/pieces.js')]).then(
+      ([{ splitRegex }, { PieceScanner }]) => new PieceScanner(name, splitRegex(name)),
     );
     scanners.set(name, p);
   }
