@@ -15,15 +15,29 @@
  * so each distinct pair is counted once.
  *
  * One pass over both texts finds the deleted runs and the stretches around them as it goes (no list
- * of runs is built: a 50 MB pretty array has four million of them).
+ * of runs is built: a 50 MB pretty array has four million of them). The pass reads the texts a window
+ * at a time, copied into 16-bit arrays (a typed array is read about twice as fast as charCodeAt, and
+ * windows keep the copies to a few megabytes): a window ends at the last stretch end or fixed boundary
+ * before its edge, where the next one starts — a stretch is never cut, so the stretches, and the
+ * result, are the very ones of one pass over the whole texts.
  */
 
-import { fixedAt, fixedPair } from './pieces.js';
+import { endianness } from 'node:os';
+import { fixedPair } from './pieces.js';
 
 /** Stretch pairs remembered per call (a power of two): past half of it, each is counted as it comes. */
 const MEMO_SLOTS = 1 << 17;
 /** Deleted runs a remembered stretch may hold (two numbers each). */
 const MAX_CUTS = 32;
+/** UTF-16 units of each text read at a time (4 MB of copies for both). */
+const WINDOW = 1 << 20;
+/**
+ * A window grows (doubling) only when one stretch does not fit in it; past this, the deletion is left
+ * to whole counts (undefined): a stretch of millions of units has no fixed boundary in it, text no
+ * JSON formatter writes.
+ */
+const MAX_WINDOW = 1 << 23;
+const LITTLE_ENDIAN = endianness() === 'LE';
 
 const FNV_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -45,13 +59,15 @@ export type StretchCount = (text: string) => number | undefined;
  * that does not — and any alignment that spells shorter gives the same difference. With
  * `countShorter`, the shorter text's stretches are counted by it instead: given an upper bound there
  * and a lower bound as `count`, the result is an upper bound on the difference (below zero, the
- * deletion has fewer tokens, shown without the vocabulary).
+ * deletion has fewer tokens, shown without the vocabulary). `windows` (for tests: small ones put
+ * window edges everywhere) sets the window's size and how far it may grow.
  */
 export function deletionDelta(
   longer: string,
   shorter: string,
   count: StretchCount,
   countShorter: StretchCount = count,
+  windows: { size: number; max: number } = { size: WINDOW, max: MAX_WINDOW },
 ): number | undefined {
   const L = longer.length;
   const S = shorter.length;
@@ -69,10 +85,16 @@ export function deletionDelta(
   /** The current stretch's deleted runs, as offsets from its start: [start, end) pairs. */
   const cuts = new Uint16Array(MAX_CUTS);
   let cutsUsed = 0;
+  // The current windows: lw[k - lo] is longer's unit k, sw[k - so] shorter's.
+  let size = Math.min(windows.size, Math.max(longer.length, 1));
+  let lw = new Uint16Array(size);
+  let sw = new Uint16Array(size);
+  let lo = 0;
+  let so = 0;
   const sameAs = (slot: number, a: number, b: number): boolean => {
     if (longLength[slot] !== b - a || cutCount[slot] !== cutsUsed) return false;
     let p = at[slot]!;
-    for (let k = a; k < b; k++) if (pool[p++] !== longer.charCodeAt(k)) return false;
+    for (let k = a - lo; k < b - lo; k++) if (pool[p++] !== lw[k]) return false;
     for (let k = 0; k < cutsUsed; k++) if (pool[p++] !== cuts[k]) return false;
     return true;
   };
@@ -88,7 +110,7 @@ export function deletionDelta(
     longLength[slot] = b - a;
     cutCount[slot] = cutsUsed;
     deltas[slot] = d;
-    for (let k = a; k < b; k++) pool[pooled++] = longer.charCodeAt(k);
+    for (let k = a - lo; k < b - lo; k++) pool[pooled++] = lw[k]!;
     for (let k = 0; k < cutsUsed; k++) pool[pooled++] = cuts[k]!;
     remembered++;
   };
@@ -108,61 +130,112 @@ export function deletionDelta(
   };
 
   let delta = 0;
-  let i = 0; // in longer
-  let j = 0; // in shorter, at the same character
   let lastEnd = 0; // where the last stretch ended in longer: a fixed boundary, or the start
+  let lastEndS = 0; // the same character in shorter
   for (;;) {
-    while (i < L && j < S && longer.charCodeAt(i) === shorter.charCodeAt(j)) {
-      i++;
-      j++;
-    }
-    if (i >= L) return j === S ? delta : undefined;
-    if (!isSpace(longer.charCodeAt(i))) return undefined;
-    // A deleted run starts at i. Its stretch starts at the last fixed boundary before it (both its
-    // characters kept, so the same boundary in shorter), or where the last stretch ended.
-    let a = i - 1;
-    while (a > lastEnd && !fixedAt(longer, a)) a--;
-    if (a < lastEnd) a = lastEnd;
-    const sa = j - (i - a);
-    // The stretch's hash, over its characters as they go by (each deleted one marked).
-    let h = FNV_BASIS;
-    for (let k = a; k < i; k++) h = Math.imul(h ^ longer.charCodeAt(k), FNV_PRIME);
-    cutsUsed = 0;
-    // It ends at the first fixed boundary after a run (both characters kept); a run met before one
-    // joins this stretch.
+    // A window from the last stretch end, the same character in both texts.
+    lo = lastEnd;
+    so = lastEndS;
+    const ln = Math.min(L, lo + size) - lo;
+    const sn = Math.min(S, so + size) - so;
+    const edge = lo + ln < L; // the window stops short of longer's end
+    fill(lw, longer, lo, ln);
+    fill(sw, shorter, so, sn);
+    let moved = false;
+    // x in longer's window, y in shorter's, at the same character. y never passes x, so while x is
+    // inside its window, y < sn says exactly that y is inside shorter.
+    let x = 0;
+    let y = 0;
     for (;;) {
-      const runStart = i;
-      for (; i < L; i++) {
-        const c = longer.charCodeAt(i);
-        if (!isSpace(c) || (j < S && c === shorter.charCodeAt(j))) break;
-        h = Math.imul(h ^ (c | DELETED), FNV_PRIME);
+      while (x < ln && y < sn && lw[x] === sw[y]) {
+        x++;
+        y++;
       }
-      const runEnd = i;
-      if (cutsUsed < MAX_CUTS) {
-        cuts[cutsUsed] = runStart - a;
-        cuts[cutsUsed + 1] = runEnd - a;
+      if (x >= ln) {
+        if (!edge) return so + y === S ? delta : undefined;
+        // The window's edge inside kept text: the next window starts at its last fixed boundary
+        // (any fixed boundary may end a stretch: the next one's start is found as before).
+        const from = lastEnd - lo;
+        let f = x - 1;
+        while (f > from && !fixedPair(lw[f - 1]!, lw[f]!)) f--;
+        if (f > from) {
+          lastEnd = lo + f;
+          lastEndS = so + y - (x - f);
+          moved = true;
+        }
+        break;
       }
-      cutsUsed += 2;
-      let joined = false;
-      // The first kept character after the run starts no fixed boundary (one of its pair is
-      // deleted); from the next on, `before` is the kept character before i.
-      let before = -1;
-      for (; i < L; i++, j++) {
-        const c = longer.charCodeAt(i);
-        if (j < S && c === shorter.charCodeAt(j)) {
-          if (before !== -1 && fixedPair(before, c)) break;
-          h = Math.imul(h ^ c, FNV_PRIME);
-          before = c;
-        } else if (isSpace(c)) {
-          joined = true;
+      if (!isSpace(lw[x]!)) return undefined;
+      // A deleted run starts at x. Its stretch starts at the last fixed boundary before it (both its
+      // characters kept, so the same boundary in shorter), or where the last stretch ended.
+      const from = lastEnd - lo;
+      let a = x - 1;
+      while (a > from && !fixedPair(lw[a - 1]!, lw[a]!)) a--;
+      if (a < from) a = from;
+      const sa = y - (x - a);
+      // The stretch's hash, over its characters as they go by (each deleted one marked).
+      let h = FNV_BASIS;
+      for (let k = a; k < x; k++) h = Math.imul(h ^ lw[k]!, FNV_PRIME);
+      cutsUsed = 0;
+      // It ends at the first fixed boundary after a run (both characters kept); a run met before one
+      // joins this stretch. Reaching the window's edge first, it is left whole to the next window.
+      let cut = false;
+      for (;;) {
+        const runStart = x;
+        for (; x < ln; x++) {
+          const c = lw[x]!;
+          if (!isSpace(c) || (y < sn && c === sw[y])) break;
+          h = Math.imul(h ^ (c | DELETED), FNV_PRIME);
+        }
+        const runEnd = x;
+        if (cutsUsed < MAX_CUTS) {
+          cuts[cutsUsed] = runStart - a;
+          cuts[cutsUsed + 1] = runEnd - a;
+        }
+        cutsUsed += 2;
+        let joined = false;
+        // The first kept character after the run starts no fixed boundary (one of its pair is
+        // deleted); from the next on, `before` is the kept character before x.
+        let before = -1;
+        for (; x < ln; x++, y++) {
+          const c = lw[x]!;
+          if (y < sn && c === sw[y]) {
+            if (before !== -1 && fixedPair(before, c)) break;
+            h = Math.imul(h ^ c, FNV_PRIME);
+            before = c;
+          } else if (isSpace(c)) {
+            joined = true;
+            break;
+          } else return undefined;
+        }
+        if (x >= ln && edge) {
+          cut = true;
           break;
-        } else return undefined;
+        }
+        if (!joined) break;
       }
-      if (!joined) break;
+      if (cut) break;
+      const d = differenceOf(h, lo + a, lo + x, so + sa, so + y);
+      if (d === undefined) return undefined;
+      delta += d;
+      lastEnd = lo + x;
+      lastEndS = so + y;
+      moved = true;
     }
-    const d = differenceOf(h, a, i, sa, j);
-    if (d === undefined) return undefined;
-    delta += d;
-    lastEnd = i;
+    if (!moved) {
+      // One stretch wider than the window: a wider one, up to the limit.
+      if (size >= windows.max) return undefined;
+      size = Math.min(2 * size, windows.max);
+      lw = new Uint16Array(size);
+      sw = new Uint16Array(size);
+    }
   }
+}
+
+/** Copies text[from, from + n) into `into` (whose length is at least n). */
+function fill(into: Uint16Array, text: string, from: number, n: number): void {
+  if (n === 0) return;
+  if (LITTLE_ENDIAN)
+    Buffer.from(into.buffer, into.byteOffset, 2 * n).write(text.slice(from, from + n), 'utf16le');
+  else for (let k = 0; k < n; k++) into[k] = text.charCodeAt(from + k);
 }

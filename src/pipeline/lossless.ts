@@ -46,6 +46,14 @@ function unprovenJson(input: string, output: string): string | undefined {
     const gap = d.start - i;
     if (!sameSlice(input, i, output, o, gap)) return 'changed text outside a JSON document';
     o += gap;
+    // The common case, a whitespace deletion (format's own rewrite), proven in one pass; anything
+    // else gets the full check below, which accepts everything the short one does.
+    const deleted = spaceDeletedEnd(input, d.start, d.end, output, o);
+    if (deleted >= 0) {
+      i = d.end;
+      o = deleted;
+      continue;
+    }
     const r = scanJson(output, o);
     if (!r.ok) return 'turned a JSON document into something that is not JSON';
     if (!sameTokens(input, d.start, d.end, output, o, r.end)) return 'changed the value of a JSON document';
@@ -55,6 +63,42 @@ function unprovenJson(input: string, output: string): string | undefined {
   if (input.length - i !== output.length - o || !sameSlice(input, i, output, o, input.length - i))
     return 'changed text outside a JSON document';
   return undefined;
+}
+
+/**
+ * Where the output's document ends when output[o, …) is input's document [start, end) with some JSON
+ * whitespace outside its strings deleted; -1 when it is not (then the full check decides). The input's
+ * document is valid JSON (jsonDocuments validated it), and whitespace outside strings only ever
+ * separates tokens, never two scalars (a `,`, `:` or bracket stands between them in valid JSON): so
+ * the output's document is valid JSON with the very same tokens, ending where this says — exactly
+ * what scanJson and sameTokens would find, in one pass over both texts and no copies of strings.
+ * Greedy (a character is kept while it matches): when any alignment spells the output, this one
+ * does, since a matched space stands for a deleted one beside it.
+ */
+export function spaceDeletedEnd(
+  input: string,
+  start: number,
+  end: number,
+  output: string,
+  o: number,
+): number {
+  const n = output.length;
+  let i = start;
+  let j = o;
+  while (i < end) {
+    const c = input.charCodeAt(i);
+    if (j < n && c === output.charCodeAt(j)) {
+      i++;
+      j++;
+      if (c !== QUOTE) continue;
+      // A string, kept whole: it runs to its closing quote, the same in both.
+      const close = scanString(input, i - 1);
+      if (close < 0 || j + (close - i) > n) return -1;
+      for (; i < close; i++, j++) if (input.charCodeAt(i) !== output.charCodeAt(j)) return -1;
+    } else if (isJsonSpace(c)) i++;
+    else return -1;
+  }
+  return j;
 }
 
 function sameSlice(a: string, at: number, b: string, bt: number, length: number): boolean {

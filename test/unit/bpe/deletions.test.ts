@@ -111,6 +111,23 @@ describe.each(['o200k', 'cl100k'] as const)('a whitespace deletion with %s', (na
     );
   });
 
+  it('read a few units at a time (window edges everywhere), gives what one whole window gives', async () => {
+    const { loadExactCounter } = await import('../../../src/bpe/count.js');
+    const counter = await loadExactCounter(name);
+    const count = (s: string) => counter.countNow(s);
+    fc.assert(
+      fc.property(deletion, fc.integer({ min: 1, max: 24 }), ([longer, shorter], size) => {
+        const whole = deletionDelta(longer, shorter, count);
+        // Growing as far as it takes, small windows find the same stretches.
+        expect(deletionDelta(longer, shorter, count, count, { size, max: 1 << 20 })).toBe(whole);
+        // Not allowed to grow, a stretch wider than the window leaves the deletion to whole counts.
+        const capped = deletionDelta(longer, shorter, count, count, { size, max: size });
+        if (capped !== undefined) expect(capped).toBe(whole);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
   it('is judged fewer exactly when the counts say so', async () => {
     await fc.assert(
       fc.asyncProperty(deletion, async ([longer, shorter]) => {
