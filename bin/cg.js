@@ -24,20 +24,11 @@ if (utf8 || !id) source = readFileSync(bundle, 'utf8');
 // also reads its cache from there, so each training run builds on the one before it.
 const cacheOut = process.env.CG_BUILD_CODE_CACHE;
 
-/**
- * The commands started most have a code cache of their own (dist/cli.cjs.<kind>.cache), trained on
- * that command alone (scripts/code-cache.mjs CACHE_KINDS): V8 deserialises the whole of a cache
- * whatever the run then calls, and the cache trained on every command is 0.7 MB, ≈ 7 ms more to
- * read in than the pipe's own and ≈ 10 ms more than --version's. Anything else, or a kind whose file
- * is missing, reads dist/cli.cjs.cache. Keep in step with cacheKind in scripts/code-cache.mjs.
- */
-function cacheKind(argv) {
-  const [first] = argv;
-  if (first === undefined) return 'pipe';
-  if (first === 'hook' || first === 'expand' || first === 'run') return first;
-  if (argv.length === 1 && (first === '--version' || first === '-V')) return 'version';
-  return undefined;
-}
+// The commands started most have a code cache of their own (dist/cli.cjs.<kind>.cache, kinds in
+// cache-kind.js): V8 deserialises the whole of a cache whatever the run then calls, and the cache
+// trained on every command is 0.7 MB, ≈ 7 ms more to read in than the pipe's own and ≈ 10 ms more
+// than --version's. Anything else, or a kind whose file is missing, reads dist/cli.cjs.cache.
+const { cacheKind } = require('./cache-kind.js');
 
 /** The code cache in `file` when its first line is `header`; else undefined (absent, or for another source). */
 function readCache(file, header) {

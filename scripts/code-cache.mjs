@@ -11,9 +11,11 @@
 // trainCodeCache: runs the built CLI on the commands that start most often (the pipe, --version,
 // expand, run, the hook, a compaction that stashes), each run compiling with the cache the previous
 // one left and writing it back with the functions it compiled, so the shipped cache covers them all.
+
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { init, parse } from 'es-module-lexer';
@@ -86,15 +88,8 @@ function trainingRuns() {
   ];
 }
 
-/** The commands with a code cache of their own: bin/cg.js cacheKind, kept in step with it. */
-export const CACHE_KINDS = ['pipe', 'hook', 'expand', 'run', 'version'];
-function cacheKind(argv) {
-  const [first] = argv;
-  if (first === undefined) return 'pipe';
-  if (first === 'hook' || first === 'expand' || first === 'run') return first;
-  if (argv.length === 1 && (first === '--version' || first === '-V')) return 'version';
-  return undefined;
-}
+/** The commands with a code cache of their own, and which one a command line reads (bin/cg.js). */
+export const { CACHE_KINDS, cacheKind } = createRequire(import.meta.url)('../bin/cache-kind.js');
 
 /**
  * Writes `cacheFile` by running `bin` on each training run in a private home, then each command's
