@@ -20,6 +20,13 @@
  * windows keep the copies to a few megabytes): a window ends at the last stretch end or fixed boundary
  * before its edge, where the next one starts — a stretch is never cut, so the stretches, and the
  * result, are the very ones of one pass over the whole texts.
+ *
+ * This function runs once per decision, over megabytes, so V8 optimises it mid-loop (OSR) from the
+ * feedback of the stretches seen so far; a path first taken after that (a probe's collision, a
+ * second window, the pool's growth) deoptimises it back to the interpreter and costs a recompile of
+ * the whole loop with what it inlines (~100 ms of CPU each; five of them on a 10 MB document, more
+ * than the pass itself). So every such path is made to run within the first stretches: the probe
+ * steps on every lookup, the first windows are small and the pool starts small.
  */
 
 import { endianness } from 'node:os';
@@ -31,6 +38,13 @@ const MEMO_SLOTS = 1 << 17;
 const MAX_CUTS = 32;
 /** UTF-16 units of each text read at a time (4 MB of copies for both). */
 const WINDOW = 1 << 20;
+/**
+ * The first window's size, doubling window by window up to WINDOW, and the pool's first size: so the
+ * paths that run once a window or once a growth run many times in the first few thousand stretches,
+ * before V8 optimises this function (see the header).
+ */
+const FIRST_WINDOW = 1 << 12;
+const FIRST_POOL = 1 << 8;
 /**
  * A window grows (doubling) only when one stretch does not fit in it; past this, the deletion is left
  * to whole counts (undefined): a stretch of millions of units has no fixed boundary in it, text no
@@ -79,16 +93,17 @@ export function deletionDelta(
   const longLength = new Int32Array(MEMO_SLOTS);
   const cutCount = new Int32Array(MEMO_SLOTS);
   const deltas = new Int32Array(MEMO_SLOTS);
-  let pool = new Uint16Array(1 << 16);
+  let pool = new Uint16Array(FIRST_POOL);
   let pooled = 0;
   let remembered = 0;
   /** The current stretch's deleted runs, as offsets from its start: [start, end) pairs. */
   const cuts = new Uint16Array(MAX_CUTS);
   let cutsUsed = 0;
   // The current windows: lw[k - lo] is longer's unit k, sw[k - so] shorter's.
-  let size = Math.min(windows.size, Math.max(longer.length, 1));
-  let lw = new Uint16Array(size);
-  let sw = new Uint16Array(size);
+  // The arrays hold a full window; the first windows use only the start of them.
+  let lw = new Uint16Array(Math.min(windows.size, Math.max(L, 1)));
+  let sw = new Uint16Array(lw.length);
+  let size = Math.min(FIRST_WINDOW, lw.length);
   let lo = 0;
   let so = 0;
   const sameAs = (slot: number, a: number, b: number): boolean => {
@@ -118,10 +133,16 @@ export function deletionDelta(
   const differenceOf = (h: number, a: number, b: number, sa: number, sb: number): number | undefined => {
     // A stretch too long for 16-bit offsets, or with too many runs, is counted every time.
     const memoised = cutsUsed <= MAX_CUTS && b - a < 0x10000;
-    let slot = (h ^ (h >>> 15)) & (MEMO_SLOTS - 1);
+    // The probe steps before it looks, from the slot before the home one: the step then runs on every
+    // call, not first on a collision, long after the loop was optimised without it (a deopt and a
+    // recompile of this whole function, see the header).
+    let slot = ((h ^ (h >>> 15)) - 1) & (MEMO_SLOTS - 1);
     if (memoised)
-      for (; at[slot] !== -1; slot = (slot + 1) & (MEMO_SLOTS - 1))
+      for (;;) {
+        slot = (slot + 1) & (MEMO_SLOTS - 1);
+        if (at[slot] === -1) break;
         if (hashes[slot] === h && sameAs(slot, a, b)) return deltas[slot];
+      }
     const x = count(longer.slice(a, b));
     const y = countShorter(shorter.slice(sa, sb));
     if (x === undefined || y === undefined) return undefined;
@@ -226,9 +247,11 @@ export function deletionDelta(
       // One stretch wider than the window: a wider one, up to the limit.
       if (size >= windows.max) return undefined;
       size = Math.min(2 * size, windows.max);
-      lw = new Uint16Array(size);
-      sw = new Uint16Array(size);
-    }
+      if (size > lw.length) {
+        lw = new Uint16Array(size);
+        sw = new Uint16Array(size);
+      }
+    } else if (size < windows.size) size = Math.min(2 * size, windows.size, lw.length);
   }
 }
 

@@ -204,6 +204,39 @@ describe('whitespace deletions', () => {
     expect(seen.reduce((n, x) => n + x, 0)).toBeLessThan(pretty.length / 4);
   });
 
+  it('of a document many windows long meet the same stretches in the growing first windows as in one window', async () => {
+    const { loadExactCounter } = await import('../../../src/bpe/count.js');
+    const counter = await loadExactCounter('o200k');
+    // Unique numbers and words make thousands of distinct stretches (the memo's pool grows many times
+    // and its probes collide); a long indent and long strings put stretches across window edges.
+    const value = Array.from({ length: 3000 }, (_, i) => ({
+      id: i * 7919,
+      name: `item-${i}`,
+      note: 'word '.repeat(i % 50),
+      nested: { deep: [i % 3, `t${i % 13}`] },
+    }));
+    const pretty = JSON.stringify(value, null, 6);
+    const compact = JSON.stringify(value);
+    const run = (windows?: { size: number; max: number }) => {
+      const seen: string[] = [];
+      const d = deletionDelta(
+        pretty,
+        compact,
+        (s) => {
+          seen.push(s);
+          return counter.countNow(s);
+        },
+        undefined,
+        windows,
+      );
+      return { d, seen };
+    };
+    const whole = run({ size: 1 << 23, max: 1 << 23 });
+    expect(whole.d).toBe(EXACT.o200k(compact) - EXACT.o200k(pretty));
+    expect(run()).toEqual(whole);
+    expect(run({ size: 5000, max: 1 << 20 })).toEqual(whole);
+  });
+
   it('of the same stretch in different ways are each counted as what they deleted', async () => {
     const { loadExactCounter } = await import('../../../src/bpe/count.js');
     const counter = await loadExactCounter('o200k');
