@@ -98,7 +98,6 @@ export function deletionDelta(
   let remembered = 0;
   /** The current stretch's deleted runs, as offsets from its start: [start, end) pairs. */
   const cuts = new Uint16Array(MAX_CUTS);
-  let cutsUsed = 0;
   // The current windows: lw[k - lo] is longer's unit k, sw[k - so] shorter's.
   // The arrays hold a full window; the first windows use only the start of them.
   let lw = new Uint16Array(Math.min(windows.size, Math.max(L, 1)));
@@ -106,15 +105,27 @@ export function deletionDelta(
   let size = Math.min(FIRST_WINDOW, lw.length);
   let lo = 0;
   let so = 0;
-  const sameAs = (slot: number, a: number, b: number): boolean => {
-    if (longLength[slot] !== b - a || cutCount[slot] !== cutsUsed) return false;
+  // The closures below are handed the window, the stretch's place in it and its runs' count rather
+  // than reading the loop's own variables: what a closure captures lives in a heap context, and the
+  // loop would read lw and write cutsUsed through it on every character.
+  /** Whether the remembered pair in slot is the stretch win[s, e) with the current cuts. */
+  const sameAs = (slot: number, win: Uint16Array, s: number, e: number, cutsUsed: number): boolean => {
+    if (longLength[slot] !== e - s || cutCount[slot] !== cutsUsed) return false;
     let p = at[slot]!;
-    for (let k = a - lo; k < b - lo; k++) if (pool[p++] !== lw[k]) return false;
+    for (let k = s; k < e; k++) if (pool[p++] !== win[k]) return false;
     for (let k = 0; k < cutsUsed; k++) if (pool[p++] !== cuts[k]) return false;
     return true;
   };
-  const remember = (slot: number, h: number, a: number, b: number, d: number) => {
-    const need = pooled + (b - a) + cutsUsed;
+  const remember = (
+    slot: number,
+    h: number,
+    win: Uint16Array,
+    s: number,
+    e: number,
+    cutsUsed: number,
+    d: number,
+  ) => {
+    const need = pooled + (e - s) + cutsUsed;
     if (need > pool.length) {
       const grown = new Uint16Array(Math.max(need, 2 * pool.length));
       grown.set(pool);
@@ -122,15 +133,27 @@ export function deletionDelta(
     }
     hashes[slot] = h;
     at[slot] = pooled;
-    longLength[slot] = b - a;
+    longLength[slot] = e - s;
     cutCount[slot] = cutsUsed;
     deltas[slot] = d;
-    for (let k = a - lo; k < b - lo; k++) pool[pooled++] = lw[k]!;
+    for (let k = s; k < e; k++) pool[pooled++] = win[k]!;
     for (let k = 0; k < cutsUsed; k++) pool[pooled++] = cuts[k]!;
     remembered++;
   };
-  /** tokens(shorter[sa, sb)) − tokens(longer[a, b)), memoised by the pair (h: its hash). */
-  const differenceOf = (h: number, a: number, b: number, sa: number, sb: number): number | undefined => {
+  /**
+   * tokens(shorter[sa, sb)) − tokens(longer[a, b)), memoised by the pair (h: its hash); longer[a, b)
+   * is win[a - lo, b - lo), with cutsUsed numbers of cuts.
+   */
+  const differenceOf = (
+    h: number,
+    a: number,
+    b: number,
+    sa: number,
+    sb: number,
+    win: Uint16Array,
+    lo: number,
+    cutsUsed: number,
+  ): number | undefined => {
     // A stretch too long for 16-bit offsets, or with too many runs, is counted every time.
     const memoised = cutsUsed <= MAX_CUTS && b - a < 0x10000;
     // The probe steps before it looks, from the slot before the home one: the step then runs on every
@@ -141,12 +164,12 @@ export function deletionDelta(
       for (;;) {
         slot = (slot + 1) & (MEMO_SLOTS - 1);
         if (at[slot] === -1) break;
-        if (hashes[slot] === h && sameAs(slot, a, b)) return deltas[slot];
+        if (hashes[slot] === h && sameAs(slot, win, a - lo, b - lo, cutsUsed)) return deltas[slot];
       }
     const x = count(longer.slice(a, b));
     const y = countShorter(shorter.slice(sa, sb));
     if (x === undefined || y === undefined) return undefined;
-    if (memoised && remembered < MEMO_SLOTS >> 1) remember(slot, h, a, b, y - x);
+    if (memoised && remembered < MEMO_SLOTS >> 1) remember(slot, h, win, a - lo, b - lo, cutsUsed, y - x);
     return y - x;
   };
 
@@ -197,7 +220,7 @@ export function deletionDelta(
       // The stretch's hash, over its characters as they go by (each deleted one marked).
       let h = FNV_BASIS;
       for (let k = a; k < x; k++) h = Math.imul(h ^ lw[k]!, FNV_PRIME);
-      cutsUsed = 0;
+      let cutsUsed = 0;
       // It ends at the first fixed boundary after a run (both characters kept); a run met before one
       // joins this stretch. Reaching the window's edge first, it is left whole to the next window.
       let cut = false;
@@ -236,7 +259,7 @@ export function deletionDelta(
         if (!joined) break;
       }
       if (cut) break;
-      const d = differenceOf(h, lo + a, lo + x, so + sa, so + y);
+      const d = differenceOf(h, lo + a, lo + x, so + sa, so + y, lw, lo, cutsUsed);
       if (d === undefined) return undefined;
       delta += d;
       lastEnd = lo + x;
