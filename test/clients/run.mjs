@@ -69,7 +69,22 @@ for (const [name, entry] of Object.entries(clients)) {
       continue;
     }
   }
-  const v = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 60_000 });
+  // In a home of its own: a client asked its version already makes its data, state and cache dirs
+  // (OpenCode's ~/.local/share/opencode, …), which are not the tests' to make in the user's home.
+  const versionHome = mkdtempSync(join(cache, 'version-home-'));
+  const v = spawnSync(bin, ['--version'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: {
+      ...process.env,
+      HOME: versionHome,
+      XDG_CONFIG_HOME: join(versionHome, '.config'),
+      XDG_DATA_HOME: join(versionHome, '.local', 'share'),
+      XDG_STATE_HOME: join(versionHome, '.local', 'state'),
+      XDG_CACHE_HOME: join(versionHome, '.cache'),
+    },
+  });
+  rmSync(versionHome, { recursive: true, force: true });
   status[name] =
     v.status === 0
       ? { ok: true, bin, version: c.version, reported: v.stdout.trim() }
