@@ -44,13 +44,17 @@ function logHookPayload(): string {
     // Seconds of two digits: `08:00:5 ` would read as grep's `path:line:` to the grep-hits shape.
     (_, i) => `2026-11-01T08:00:${String(i % 60).padStart(2, '0')} INFO [w-${i % 8}] id=${i * 7919}`,
   );
+  return bashPayload('cat app.log', log.join('\n'));
+}
+/** A Claude Code PostToolUse payload of one Bash call. */
+function bashPayload(command: string, stdout: string): string {
   return JSON.stringify({
     session_id: 's',
     cwd: ROOT,
     hook_event_name: 'PostToolUse',
     tool_name: 'Bash',
-    tool_input: { command: 'cat app.log' },
-    tool_response: { stdout: log.join('\n'), stderr: '', interrupted: false, isImage: false },
+    tool_input: { command },
+    tool_response: { stdout, stderr: '', interrupted: false, isImage: false },
   });
 }
 /** A PostToolUse payload of a failing pytest -v run: a hook call a builtin filter is for (re2js loads). */
@@ -67,14 +71,7 @@ function pytestHookPayload(): string {
   lines.push('=========================== short test summary info ============================');
   lines.push('FAILED tests/test_calc.py::test_case_0 - AssertionError: record 0 differs');
   lines.push('========================= 4 failed, 116 passed in 0.31s =========================');
-  return JSON.stringify({
-    session_id: 's',
-    cwd: ROOT,
-    hook_event_name: 'PostToolUse',
-    tool_name: 'Bash',
-    tool_input: { command: 'python3 -m pytest -v' },
-    tool_response: { stdout: lines.join('\n'), stderr: '', interrupted: false, isImage: false },
-  });
+  return bashPayload('python3 -m pytest -v', lines.join('\n'));
 }
 
 describe('start-up', () => {
