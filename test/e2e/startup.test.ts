@@ -97,7 +97,12 @@ describe('start-up', () => {
     expect(pipe.stdout).toBe('hi\n');
     const version = traceLoads(['--version'], '', {}, true);
     expect(version.code).toBe(0);
-    for (const r of [pipe, version]) {
+    // stderr on /dev/null (a character device, but never a terminal): answered without node:tty.
+    const quiet = traceLoads([], 'hi\n', {}, true, true);
+    expect(quiet.stdout).toBe('hi\n');
+    expect(quiet.builtins).toContain('fs');
+    expect(quiet.builtins).not.toContain('tty');
+    for (const r of [pipe, version, quiet]) {
       for (const name of ['net', 'stream', 'fs/promises']) expect(r.builtins).not.toContain(name);
     }
     // The list would show them: cg run spawns through child_process, which loads net and stream.

@@ -6,7 +6,7 @@
  * assert on.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers.js';
 import { BIN } from './run-cg.js';
@@ -27,7 +27,10 @@ Module._load = function (request, ...rest) {
  */
 const BUILTINS = `process.on('exit', () => {
   const names = process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13));
-  require('node:fs').writeSync(2, names.map((n) => 'BUILTIN ' + n + '\\n').join(''));
+  const fs = require('node:fs');
+  const text = names.map((n) => 'BUILTIN ' + n + '\\n').join('');
+  if (process.env.CG_TEST_BUILTINS_TO) fs.writeFileSync(process.env.CG_TEST_BUILTINS_TO, text);
+  else fs.writeSync(2, text);
 });
 `;
 
@@ -49,13 +52,18 @@ export function traceLoads(
   input = '',
   env: Record<string, string> = {},
   builtinsOnly = false,
+  /** stderr goes to /dev/null, as scripts send it (builtinsOnly: the list is read from a file). */
+  stderrToNull = false,
 ): Traced {
   const dir = tempDir('cg-e2e-trace-');
   const tracer = join(dir, builtinsOnly ? 'builtins.cjs' : 'trace.mjs');
   writeFileSync(tracer, builtinsOnly ? BUILTINS : TRACER);
+  const listed = join(dir, 'builtins.txt');
   const r = spawnSync(process.execPath, [builtinsOnly ? '--require' : '--import', tracer, BIN, ...args], {
     input,
+    ...(stderrToNull ? { stdio: ['pipe', 'pipe', 'ignore'] } : {}),
     env: {
+      ...(stderrToNull ? { CG_TEST_BUILTINS_TO: listed } : {}),
       PATH: process.env.PATH ?? '',
       XDG_CONFIG_HOME: join(dir, 'cfg'),
       CG_STORE_DIR: join(dir, 'store'),
@@ -63,7 +71,7 @@ export function traceLoads(
       ...env,
     },
   });
-  const stderr = r.stderr.toString();
+  const stderr = stderrToNull ? (existsSync(listed) ? readFileSync(listed, 'utf8') : '') : r.stderr.toString();
   return {
     code: r.status ?? -1,
     stdout: r.stdout.toString(),
