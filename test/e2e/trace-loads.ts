@@ -71,7 +71,11 @@ export function traceLoads(
       ...env,
     },
   });
-  const stderr = stderrToNull ? (existsSync(listed) ? readFileSync(listed, 'utf8') : '') : r.stderr.toString();
+  const stderr = stderrToNull
+    ? existsSync(listed)
+      ? readFileSync(listed, 'utf8')
+      : ''
+    : r.stderr.toString();
   return {
     code: r.status ?? -1,
     stdout: r.stdout.toString(),
