@@ -29,7 +29,7 @@
  * steps on every lookup, the first windows are small and the pool starts small.
  */
 
-import { endianness } from 'node:os';
+import { fillUnits as fill } from '../text/utf16-window.js';
 import { fixedPair } from './pieces.js';
 
 /** Stretch pairs remembered per call (a power of two): past half of it, each is counted as it comes. */
@@ -51,7 +51,6 @@ const FIRST_POOL = 1 << 8;
  * JSON formatter writes.
  */
 const MAX_WINDOW = 1 << 23;
-const LITTLE_ENDIAN = endianness() === 'LE';
 
 const FNV_BASIS = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -276,12 +275,4 @@ export function deletionDelta(
       }
     } else if (size < windows.size) size = Math.min(2 * size, windows.size, lw.length);
   }
-}
-
-/** Copies text[from, from + n) into `into` (whose length is at least n). */
-function fill(into: Uint16Array, text: string, from: number, n: number): void {
-  if (n === 0) return;
-  if (LITTLE_ENDIAN)
-    Buffer.from(into.buffer, into.byteOffset, 2 * n).write(text.slice(from, from + n), 'utf16le');
-  else for (let k = 0; k < n; k++) into[k] = text.charCodeAt(from + k);
 }

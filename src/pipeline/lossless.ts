@@ -25,8 +25,9 @@
 import type { LosslessProof } from '../component.js';
 import type { StructuralEdit, Transcript } from '../input/transcript.js';
 import { jsonDocuments } from '../json/documents.js';
-import { isJsonSpace, QUOTE, scanScalar, scanString } from '../json/lexical.js';
+import { BACKSLASH, isJsonSpace, QUOTE, scanScalar, scanString } from '../json/lexical.js';
 import { scanJson, trimmedRange } from '../json/text.js';
+import { fillUnits } from '../text/utf16-window.js';
 
 /** Why the rewrite is not proven to say the same as its input, or undefined when it is. */
 export async function unproven(
@@ -65,15 +66,35 @@ function unprovenJson(input: string, output: string): string | undefined {
   return undefined;
 }
 
+/** UTF-16 units of each text the deletion check reads at a time (two 128 KB copies). */
+const WINDOW = 1 << 16;
+/**
+ * The first window's size, doubling up to WINDOW: the code between windows then runs within the
+ * first few thousand characters, before V8 optimises the loop mid-run (OSR), which a path first
+ * taken after that would deoptimise (a recompile of the loop: ~10 ms on a 10 MB document).
+ */
+const FIRST_WINDOW = 1 << 10;
+/** The full-size windows, made on the first check that needs them and kept for the next. */
+let windows: { input: Uint16Array; output: Uint16Array } | undefined;
+
+function windowsOf(size: number): { input: Uint16Array; output: Uint16Array } {
+  if (size !== WINDOW) return { input: new Uint16Array(size), output: new Uint16Array(size) };
+  if (!windows) windows = { input: new Uint16Array(WINDOW), output: new Uint16Array(WINDOW) };
+  return windows;
+}
+
 /**
  * Where the output's document ends when output[o, …) is input's document [start, end) with some JSON
  * whitespace outside its strings deleted; -1 when it is not (then the full check decides). The input's
  * document is valid JSON (jsonDocuments validated it), and whitespace outside strings only ever
  * separates tokens, never two scalars (a `,`, `:` or bracket stands between them in valid JSON): so
  * the output's document is valid JSON with the very same tokens, ending where this says — exactly
- * what scanJson and sameTokens would find, in one pass over both texts and no copies of strings.
+ * what scanJson and sameTokens would find, in one pass over both texts.
  * Greedy (a character is kept while it matches): when any alignment spells the output, this one
- * does, since a matched space stands for a deleted one beside it.
+ * does, since a matched space stands for a deleted one beside it. Inside a string nothing may be
+ * deleted, and the string ends at its first unescaped quote (the input's strings are valid). The
+ * texts are read a window at a time from 16-bit copies (text/utf16-window.ts); `window` is for tests,
+ * whose small ones put window edges everywhere.
  */
 export function spaceDeletedEnd(
   input: string,
@@ -81,24 +102,46 @@ export function spaceDeletedEnd(
   end: number,
   output: string,
   o: number,
+  window = WINDOW,
 ): number {
   const n = output.length;
+  const w = windowsOf(window);
+  const iw = w.input;
+  const ow = w.output;
   let i = start;
   let j = o;
+  let inString = false;
+  let escaped = false;
+  let size = Math.min(FIRST_WINDOW, window);
   while (i < end) {
-    const c = input.charCodeAt(i);
-    if (j < n && c === output.charCodeAt(j)) {
-      i++;
-      j++;
-      if (c !== QUOTE) continue;
-      // A string, kept whole: it runs to its closing quote, the same in both.
-      const close = scanString(input, i - 1);
-      if (close < 0 || j + (close - i) > n) return -1;
-      for (; i < close; i++, j++) if (input.charCodeAt(i) !== output.charCodeAt(j)) return -1;
-    } else if (isJsonSpace(c)) i++;
-    else return -1;
+    const li = Math.min(end - i, size);
+    const lj = Math.min(n - j, size);
+    size = Math.min(2 * size, window);
+    fillUnits(iw, input, i, li);
+    fillUnits(ow, output, j, lj);
+    // x in the input's window, y in the output's. Every output character matched one input
+    // character, so y never passes x: the output's window runs out only at the input window's end
+    // or at the output's end.
+    let x = 0;
+    let y = 0;
+    while (x < li) {
+      const c = iw[x] as number;
+      if (y < lj && c === ow[y]) {
+        x++;
+        y++;
+        if (inString) {
+          if (escaped) escaped = false;
+          else if (c === BACKSLASH) escaped = true;
+          else if (c === QUOTE) inString = false;
+        } else if (c === QUOTE) inString = true;
+      } else if (y === lj && j + y < n) break;
+      else if (!inString && isJsonSpace(c)) x++;
+      else return -1;
+    }
+    i += x;
+    j += y;
   }
-  return j;
+  return inString ? -1 : j;
 }
 
 function sameSlice(a: string, at: number, b: string, bt: number, length: number): boolean {

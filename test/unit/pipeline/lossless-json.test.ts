@@ -39,6 +39,19 @@ describe("the json proof's one-pass case (a whitespace deletion)", () => {
     );
   });
 
+  it('answers the same whatever the window it reads the texts in', () => {
+    fc.assert(
+      fc.property(edited, fc.integer({ min: 1, max: 9 }), ([input, output], window) => {
+        // Documents inside other text too: a prefix before each, and text after them.
+        const a = `log: ${input} tail`;
+        const b = `log: ${output} tail`;
+        const whole = spaceDeletedEnd(a, 5, 5 + input.length, b, 5);
+        expect(spaceDeletedEnd(a, 5, 5 + input.length, b, 5, window)).toBe(whole);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('takes every compaction of a pretty document, strings kept whole', async () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4 }), fc.constantFrom(1, 2, 4, '\t'), (value, indent) => {
