@@ -142,6 +142,12 @@ let chunkBytes: Buffer | undefined;
 const scratch = () => (chunkBytes ??= Buffer.allocUnsafe(3 * CHUNK));
 
 /**
+ * compactJson's first chunk, doubling up to CHUNK: the code between chunks then runs before V8
+ * optimises the byte loop mid-run (OSR), which a path first taken after that would deoptimise.
+ */
+const FIRST_CHUNK = 1 << 12;
+
+/**
  * The JSON in [start, end) — already validated by scanJson — without whitespace outside strings.
  * Every other character is copied as written. Works on UTF-8 bytes one chunk at a time (JSON's
  * structural characters are ASCII and never occur inside a multi-byte sequence): an order of
@@ -150,20 +156,23 @@ const scratch = () => (chunkBytes ??= Buffer.allocUnsafe(3 * CHUNK));
  */
 export function compactJson(s: string, start: number, end: number): string {
   let out = '';
-  for (const part of compactJsonParts(s, start, end)) out += part;
+  for (const part of compactJsonParts(s, start, end, FIRST_CHUNK)) out += part;
   return out;
 }
 
 /**
  * compactJson's result a chunk at a time (each at most about CHUNK units), for a reader that can
  * take it in parts (toon's size check on a large table), so that it never exists whole. Each part
- * is copied out of the shared buffer before it is handed over, so parts stay valid.
+ * is copied out of the shared buffer before it is handed over, so parts stay valid. `first`: the
+ * first chunk's size (doubling from there).
  */
-export function* compactJsonParts(s: string, start: number, end: number): Generator<string> {
+export function* compactJsonParts(s: string, start: number, end: number, first = CHUNK): Generator<string> {
   let inString = false;
   let escaped = false;
+  let size = first;
   for (let from = start; from < end; ) {
-    let to = Math.min(end, from + CHUNK);
+    let to = Math.min(end, from + size);
+    size = Math.min(2 * size, CHUNK);
     const last = s.charCodeAt(to - 1);
     if (to < end && last >= 0xd800 && last <= 0xdbff) to++; // keep a surrogate pair together
     const b = scratch();
