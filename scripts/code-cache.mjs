@@ -71,6 +71,19 @@ function gitStatus() {
   return `${out}\nno changes added to commit (use "git add" and/or "git commit -a")\n`;
 }
 
+/**
+ * A service log of 200 lines that differ only in their values: no filter names `cat`, so a hook
+ * call on it folds the lines by template (the path most log reads take, trained apart from seq's).
+ */
+function serviceLog() {
+  const lines = [];
+  for (let i = 0; i < 200; i++)
+    lines.push(
+      `2026-01-02T03:04:${String(i % 60).padStart(2, '0')}Z INFO [pool-${i % 4}] served id=${i * 31} in ${i % 9} ms`,
+    );
+  return lines.join('\n');
+}
+
 /** The training runs: [argv, stdin]; `KEY` is replaced by the key the stashing run printed. */
 function trainingRuns() {
   let lines = '';
@@ -84,6 +97,7 @@ function trainingRuns() {
     [['hook', 'claude'], JSON.stringify(postToolUse('seq 3000', lines.slice(0, lines.indexOf('3001\n'))))],
     // A filter's pattern may match only here (re2js loads, and its cache, dist/re2js.cache, is made).
     [['hook', 'claude'], JSON.stringify(postToolUse('git status', gitStatus()))],
+    [['hook', 'claude'], JSON.stringify(postToolUse('cat service.log', serviceLog()))],
     [['--help'], ''],
   ];
 }

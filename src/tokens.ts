@@ -102,7 +102,7 @@ function loadScanner(name: TokenizerName): Promise<PieceScanner> {
   let p = scanners.get(name);
   if (!p) {
     p = Promise.all([import('./bpe/split-regex.js'), import('./bpe/pieces.js')]).then(
-      ([{ splitRegex }, { PieceScanner }]) => new PieceScanner(name, splitRegex(name)),
+      ([{ splitSource }, { PieceScanner }]) => new PieceScanner(name, splitSource(name)),
     );
     scanners.set(name, p);
   }

@@ -15,7 +15,14 @@ import { yamlFilesIn } from '../trust/project.js';
 import { compileFilter, patternsOf } from './compile.js';
 import { exactPrefilter } from './exact-prefilter.js';
 import { readFilterFile } from './parse.js';
-import { compileRegex, loadRe2, type Prefilter, prefilterOf, registerPrefilters } from './regex.js';
+import {
+  compileRegex,
+  loadRe2,
+  type Prefilter,
+  prefilterOf,
+  registerPrefilters,
+  registerPrefilterTexts,
+} from './regex.js';
 import type { FilterDef, FilterSpec } from './schema.js';
 import type { FilterTest } from './types.js';
 import { assertTestsPass } from './verify.js';
@@ -74,11 +81,25 @@ function strongest(re2: Prefilter | null, exact: Prefilter | null | undefined): 
   return { and: [exact, re2] };
 }
 
-/** What start-up reads: each filter's spec without its tests, and its file. */
+/**
+ * What start-up reads: each filter's spec without its tests, and its file; each pattern's prefilter
+ * as its JSON text, parsed when the pattern is first tried (regex.ts).
+ */
 interface RuntimeBundle {
   schema_version: 1;
   filters: { file: string; spec: Omit<FilterSpec, 'tests'> }[];
-  prefilters: Record<string, Prefilter | null>;
+  prefilters: Record<string, string>;
+}
+
+/**
+ * JSON with every character past ASCII written as \uXXXX: the same values parsed, but read as a
+ * one-byte string (a filter's `⟪drop⟫` made the whole file a two-byte string, slower to parse).
+ */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** What only `cg filters show/verify` and the tests read: tests and YAML by filter name. */
@@ -90,14 +111,17 @@ type ExtraBundle = Record<string, { tests: FilterTest[]; yaml: string }>;
  * a megabyte of test fixtures.
  */
 export function splitBundle(bundle: BuiltinBundle): Record<string, string> {
-  const runtime: RuntimeBundle = { schema_version: 1, filters: [], prefilters: bundle.prefilters };
+  const prefilters = Object.fromEntries(
+    Object.entries(bundle.prefilters).map(([pattern, p]) => [pattern, JSON.stringify(p)]),
+  );
+  const runtime: RuntimeBundle = { schema_version: 1, filters: [], prefilters };
   const extra: ExtraBundle = {};
   for (const { spec, file, yaml } of bundle.filters) {
     const { tests, ...rest } = spec;
     runtime.filters.push({ file, spec: rest });
     extra[spec.name] = { tests, yaml };
   }
-  return { [BUILTIN_JSON]: JSON.stringify(runtime), [BUILTIN_EXTRA_JSON]: JSON.stringify(extra) };
+  return { [BUILTIN_JSON]: asciiJson(runtime), [BUILTIN_EXTRA_JSON]: JSON.stringify(extra) };
 }
 
 let cached: Promise<FilterDef[]> | undefined;
@@ -108,7 +132,7 @@ export function loadBuiltinDefs(): Promise<FilterDef[]> {
     const json = new URL(`./${BUILTIN_JSON}`, import.meta.url);
     if (existsSync(json)) {
       const bundle = JSON.parse(readFileSync(json, 'utf8')) as RuntimeBundle;
-      registerPrefilters(bundle.prefilters ?? {});
+      registerPrefilterTexts(bundle.prefilters ?? {});
       let extra: ExtraBundle | undefined;
       const extras = (name: string) => {
         extra ??= JSON.parse(

@@ -65,16 +65,20 @@ export const CLAUDE: Host = {
     why: 'updatedToolOutput for built-in tools (Bash, Read, …) works from Claude Code 2.1.233',
   },
   probe: {
-    payload: {
-      hook_event_name: 'PostToolUse',
-      tool_name: 'Bash',
-      tool_input: { command: 'seq 1 3000' },
-      tool_response: {
-        stdout: Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n'),
-        stderr: '',
-        interrupted: false,
-        isImage: false,
-      },
+    // A getter: its 3,000 lines are made when `cg doctor` sends the probe, not on every
+    // pipe and hook call that loads the host table.
+    get payload() {
+      return {
+        hook_event_name: 'PostToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'seq 1 3000' },
+        tool_response: {
+          stdout: Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n'),
+          stderr: '',
+          interrupted: false,
+          isImage: false,
+        },
+      };
     },
     check(answer) {
       const out = objectAt(answer, 'hookSpecificOutput');

@@ -60,14 +60,18 @@ export const GEMINI: Host = {
     why: 'the AfterTool tail call cg answers with (tailToolCallRequest) was checked on Gemini CLI 0.61.0',
   },
   probe: {
-    payload: {
-      hook_event_name: 'AfterTool',
-      tool_name: 'run_shell_command',
-      tool_input: { command: 'seq 1 3000' },
-      tool_response: {
-        llmContent: `${WRAP_OPEN}Output: ${Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n')}\nProcess Group PGID: 1${WRAP_CLOSE}`,
-        returnDisplay: '',
-      },
+    // A getter: its 3,000 lines are made when `cg doctor` sends the probe, not on every
+    // pipe and hook call that loads the host table.
+    get payload() {
+      return {
+        hook_event_name: 'AfterTool',
+        tool_name: 'run_shell_command',
+        tool_input: { command: 'seq 1 3000' },
+        tool_response: {
+          llmContent: `${WRAP_OPEN}Output: ${Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n')}\nProcess Group PGID: 1${WRAP_CLOSE}`,
+          returnDisplay: '',
+        },
+      };
     },
     check(answer) {
       const tail = objectAt(answer, 'hookSpecificOutput', 'tailToolCallRequest');

@@ -52,14 +52,18 @@ export const OPENCODE: Host = {
     why: 'tool.execute.after replacing output.output was checked on OpenCode 1.18.33',
   },
   probe: {
-    payload: {
-      hook_event_name: EVENT,
-      tool_name: 'bash',
-      tool_input: { command: 'seq 1 3000' },
-      tool_response: {
-        output: `${Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n')}\n`,
-        metadata: { exit: 0, truncated: false },
-      },
+    // A getter: its 3,000 lines are made when `cg doctor` sends the probe, not on every
+    // pipe and hook call that loads the host table.
+    get payload() {
+      return {
+        hook_event_name: EVENT,
+        tool_name: 'bash',
+        tool_input: { command: 'seq 1 3000' },
+        tool_response: {
+          output: `${Array.from({ length: 3000 }, (_, i) => String(i + 1)).join('\n')}\n`,
+          metadata: { exit: 0, truncated: false },
+        },
+      };
     },
     check(answer) {
       const output = stringAt(answer, 'output');

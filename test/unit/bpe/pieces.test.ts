@@ -117,6 +117,14 @@ describe('the fast pre-split', () => {
     );
   });
 
+  it.each(ENCODINGS)('cuts %s pieces the same given only the regex source and flags', (name, regex) => {
+    // The lazy form the tokenizer passes: the sticky regex is built from these on the first piece
+    // the ASCII scanner cannot decide.
+    const scanner = new PieceScanner(name, { source: regex.source, flags: regex.flags });
+    for (const t of ["naïve café — it's ÜBER 12345 日本語テキスト\r\n\t x", 'plain ascii only', 'Ωμέγα😀 x'])
+      expect(scannerEnds(t, scanner), t).toEqual(regexEnds(t, regex));
+  });
+
   it.each(ENCODINGS)('cuts every text where %s split regex cuts it', (name, regex) => {
     const scanner = new PieceScanner(name, regex);
     fc.assert(

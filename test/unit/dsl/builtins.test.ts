@@ -23,7 +23,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { precompileBuiltins } from '../../../src/dsl/builtins.js';
+import { BUILTIN_JSON, precompileBuiltins, splitBundle } from '../../../src/dsl/builtins.js';
 import { compileFilter, patternsOf } from '../../../src/dsl/compile.js';
 import { failureView } from '../../../src/dsl/failure-lines.js';
 import { compileRegex, passes } from '../../../src/dsl/regex.js';
@@ -183,3 +183,20 @@ for (const { def, filter } of compiled) {
     );
   });
 }
+
+describe('the runtime bundle (splitBundle)', () => {
+  it('is ASCII, and holds each prefilter as the JSON text of the same value', () => {
+    const runtime = splitBundle(bundle)[BUILTIN_JSON]!;
+    expect(/[^\x00-\x7f]/.test(runtime)).toBe(false);
+    const parsed = JSON.parse(runtime) as {
+      filters: { spec: unknown }[];
+      prefilters: Record<string, string>;
+    };
+    expect(Object.keys(parsed.prefilters)).toEqual(Object.keys(bundle.prefilters));
+    for (const [pattern, text] of Object.entries(parsed.prefilters))
+      expect(JSON.parse(text), pattern).toEqual(bundle.prefilters[pattern]);
+    expect(parsed.filters.map((f) => f.spec)).toEqual(
+      bundle.filters.map(({ spec: { tests: _, ...rest } }) => rest),
+    );
+  });
+});

@@ -6,6 +6,7 @@ import {
   passes,
   prefilterOf,
   registerPrefilters,
+  registerPrefilterTexts,
   unsupportedConstruct,
 } from '../../../src/dsl/regex.js';
 import { ConfigError } from '../../../src/errors.js';
@@ -117,5 +118,21 @@ describe('prefilters', () => {
     expect(mayMatch('only-registered-(x|y)', 'an only-registered-x')).toBe(true);
     expect(mayMatch('none', 'anything')).toBe(true);
     expect(mayMatch('never registered', 'anything')).toBe(true);
+  });
+
+  it('read a prefilter recorded as JSON text as the prefilter itself, null included', () => {
+    registerPrefilterTexts({
+      'text-(a|b)': JSON.stringify({ and: ['text-', { or: ['a', 'b'] }] }),
+      'text-none': 'null',
+    });
+    expect(mayMatch('text-(a|b)', 'text-c')).toBe(false);
+    expect(mayMatch('text-(a|b)', 'text-b')).toBe(true);
+    expect(mayMatch('text-(a|b)', 'nothing')).toBe(false);
+    expect(mayMatch('text-none', 'anything')).toBe(true);
+    // A later record of either kind replaces the earlier one.
+    registerPrefilters({ 'text-(a|b)': 'zzz' });
+    expect(mayMatch('text-(a|b)', 'text-a')).toBe(false);
+    registerPrefilterTexts({ 'text-(a|b)': '"text-"' });
+    expect(mayMatch('text-(a|b)', 'text-a')).toBe(true);
   });
 });
