@@ -32,18 +32,28 @@ export function upstreamUrl(raw: string, path: string): string {
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
+/**
+ * The upstreams by default, written as upstreamUrl writes them (a test checks it), so a default is
+ * not parsed as a URL again on every start-up: a file's value is converted, a default is used as is.
+ */
+export const UPSTREAM_DEFAULTS = {
+  anthropic: 'https://api.anthropic.com',
+  openai: 'https://api.openai.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+} as const;
+
 export const PROXY_CONFIG = section({
   /** Base URL of the Anthropic Messages API. */
-  anthropic: string().or('https://api.anthropic.com').to(upstreamUrl).doc('Anthropic Messages upstream'),
+  anthropic: string().to(upstreamUrl).or(UPSTREAM_DEFAULTS.anthropic).doc('Anthropic Messages upstream'),
   /** Base URL of the OpenAI API (Chat Completions and Responses). */
   openai: string()
-    .or('https://api.openai.com')
     .to(upstreamUrl)
+    .or(UPSTREAM_DEFAULTS.openai)
     .doc('OpenAI upstream (Chat Completions, Responses)'),
   /** Base URL of the Gemini API (generateContent, streamGenerateContent, countTokens). */
   gemini: string()
-    .or('https://generativelanguage.googleapis.com')
     .to(upstreamUrl)
+    .or(UPSTREAM_DEFAULTS.gemini)
     .doc('Gemini API upstream (generateContent, streamGenerateContent)'),
   preset: oneOf(PRESET_NAMES).or('agent').doc('preset request bodies are compacted with'),
   host: string().or('127.0.0.1').doc('listen address (another needs --allow-remote)'),
